@@ -1,0 +1,34 @@
+/**
+ * A serial queue. Each command's `prepare` step (embedding, reading a provider, any await) starts only
+ * after the previous command's `prepare` has finished, and its `apply` step is called in the same order.
+ * `apply` usually queues an LMDB write transaction; the mailbox does not wait for that commit, because
+ * LMDB's own write queue keeps the order and batches commits across owners. Errors reach the caller and
+ * never stop the queue.
+ */
+export class Mailbox {
+  private tail: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  submit<P, T>(prepare: () => Promise<P> | P, apply: (prepared: P) => Promise<T>): Promise<T> {
+    this.pending++;
+    let applied: Promise<T> | undefined;
+    const queued = this.tail.then(async () => {
+      applied = apply(await prepare());
+    });
+    // The next command waits until this one's apply has been called, not until it commits.
+    this.tail = queued.then(noop, noop);
+    const done = queued.then(() => applied as Promise<T>);
+    done.then(this.release, this.release);
+    return done;
+  }
+
+  private readonly release = (): void => {
+    this.pending--;
+  };
+}
+
+function noop(): void {}

@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const RateLimitSchema = z.strictObject({
+  per_second: z.number().positive(),
+  burst: z.number().int().positive(),
+});
+
+const KeyEntrySchema = z
+  .strictObject({
+    key: z.string().min(16).optional(),
+    key_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    tenant: z.string().min(1).max(256),
+    principal: z.string().min(1).max(256).optional(),
+    multi_tenant: z.boolean().default(false),
+    rate_limit: RateLimitSchema.optional(),
+  })
+  .refine((k) => (k.key === undefined) !== (k.key_sha256 === undefined), {
+    message: 'each key needs exactly one of "key" or "key_sha256"',
+  });
+
+/** The `API_KEYS_FILE` format (DECISIONS.md). */
+export const KeysFileSchema = z.strictObject({
+  tenants: z.record(z.string(), z.strictObject({ phi_strict: z.boolean().default(false) })).default({}),
+  keys: z.array(KeyEntrySchema).min(1),
+});
+
+export type RateLimit = z.infer<typeof RateLimitSchema>;
+
+/** Who is calling, derived from the bearer key; never from the request body or query. */
+export interface Principal {
+  tenant: string;
+  principal: string;
+  multiTenant: boolean;
+  phiStrict: boolean;
+  rateLimit: RateLimit | undefined;
+  /** A stable, non-secret label of the key for rate limiting and logs (a hash prefix). */
+  keyId: string;
+}
+
+/** Bearer keys, held only as SHA-256 digests so the process never keeps plaintext keys around. */
+export class KeyRing {
+  private constructor(private readonly byDigest: Map<string, Principal>) {}
+
+  /**
+   * Resolves a presented key. Lookup is by the key's digest, so timing reveals nothing about stored keys.
+   */
+  authenticate(presented: string): Principal | undefined {
+    return this.byDigest.get(sha256(presented));
+  }
+
+  static fromFile(path: string): KeyRing {
+    const parsed = KeysFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (!parsed.success) {
+      throw new Error(`invalid API_KEYS_FILE ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    const map = new Map<string, Principal>();
+    for (const entry of parsed.data.keys) {
+      const digest = (entry.key_sha256 ?? sha256(entry.key ?? '')).toLowerCase();
+      map.set(digest, {
+        tenant: entry.tenant,
+        principal: entry.principal ?? entry.tenant,
+        multiTenant: entry.multi_tenant,
+        phiStrict: parsed.data.tenants[entry.tenant]?.phi_strict ?? false,
+        rateLimit: entry.rate_limit,
+        keyId: digest.slice(0, 12),
+      });
+    }
+    return new KeyRing(map);
+  }
+
+  /** One dev key for tenant `dev`, generated once into `DATA_DIR/dev-api-key` (mode 0600). */
+  static devKey(dataDir: string): { ring: KeyRing; key: string; created: boolean } {
+    mkdirSync(dataDir, { recursive: true });
+    const file = join(dataDir, 'dev-api-key');
+    const created = !existsSync(file);
+    if (created) writeFileSync(file, `sk_dev_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+    const key = readFileSync(file, 'utf8').trim();
+    return { ring: KeyRing.fromKeys([{ key, tenant: 'dev', principal: 'dev' }]), key, created };
+  }
+
+  /** Builds a ring from plain entries (tests, dev key). */
+  static fromKeys(entries: Array<{ key: string; tenant: string; principal?: string; multiTenant?: boolean; phiStrict?: boolean; rateLimit?: RateLimit }>): KeyRing {
+    const map = new Map<string, Principal>();
+    for (const e of entries) {
+      const digest = sha256(e.key);
+      map.set(digest, {
+        tenant: e.tenant,
+        principal: e.principal ?? e.tenant,
+        multiTenant: e.multiTenant ?? false,
+        phiStrict: e.phiStrict ?? false,
+        rateLimit: e.rateLimit,
+        keyId: digest.slice(0, 12),
+      });
+    }
+    return new KeyRing(map);
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

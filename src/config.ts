@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+/** Environment variables (DECISIONS.md, Configuration). Nothing else reads `process.env`. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  API_KEYS_FILE: z.string().optional(),
+  ENCRYPTION_KEY: z.string().optional(),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_CONFIG: z.string().default('./temporal.yaml'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  MEDIA_PROVIDER_URL: z.string().url().optional(),
+  MEDIA_PROVIDER_KEY: z.string().optional(),
+  MEDIA_PROVIDER_PHI_SAFE: boolFromEnv.default(false),
+  EMBEDDINGS_URL: z.string().url().optional(),
+  EMBEDDINGS_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
+  ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
+  JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+});
+
+const DurationMs = z.number().int().positive();
+const RetrySchema = z.strictObject({
+  initial_interval_ms: DurationMs.default(1000),
+  backoff_coefficient: z.number().min(1).default(2),
+  maximum_interval_ms: DurationMs.default(30_000),
+  maximum_attempts: z.number().int().min(0).default(5),
+});
+
+/** `temporal.yaml`: our own settings file; the service turns it into client options and dev-server flags. */
+export const TemporalFileSchema = z.strictObject({
+  address: z.string().default('127.0.0.1:7233'),
+  namespace: z.string().default('default'),
+  task_queue: z.string().default('engram'),
+  connect_timeout_ms: DurationMs.default(5000),
+  dev_server: z
+    .strictObject({
+      port: z.number().int().min(1).max(65535).default(7233),
+      ui_port: z.number().int().min(1).max(65535).default(8233),
+      ui: z.boolean().default(true),
+      db_filename: z.string().default('temporal.sqlite'),
+      log_level: z.enum(['debug', 'info', 'warn', 'error', 'fatal']).default('warn'),
+      startup_timeout_ms: DurationMs.default(60_000),
+    })
+    .prefault({}),
+  workflows: z
+    .strictObject({
+      execution_timeout_ms: DurationMs.default(10 * 60_000),
+    })
+    .prefault({}),
+  activities: z
+    .strictObject({
+      start_to_close_timeout_ms: DurationMs.default(60_000),
+      heartbeat_timeout_ms: DurationMs.default(30_000),
+      retry: RetrySchema.prefault({}),
+    })
+    .prefault({}),
+  media: z
+    .strictObject({
+      caption_timeout_ms: DurationMs.default(60_000),
+      retry: RetrySchema.prefault({ maximum_attempts: 3 }),
+      routes: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            kind: z.enum(['caption', 'transcribe']),
+            url: z.string().url(),
+            model: z.string().optional(),
+            phi_safe: z.boolean().default(false),
+          }),
+        )
+        .default([]),
+    })
+    .prefault({}),
+});
+export type TemporalFile = z.infer<typeof TemporalFileSchema>;
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env;
+  dataDir: string;
+  temporal: TemporalFile & { embedded: boolean };
+}
+
+/** Parses the environment and `temporal.yaml` once; throws a readable error when either is invalid. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseOrThrow(EnvSchema, source, 'environment');
+  const yamlText = readOptional(resolve(env.TEMPORAL_CONFIG));
+  const file = parseOrThrow(TemporalFileSchema, yamlText ? (parseYaml(yamlText) ?? {}) : {}, env.TEMPORAL_CONFIG);
+  return {
+    env,
+    dataDir: resolve(env.DATA_DIR),
+    temporal: { ...file, address: env.TEMPORAL_ADDRESS ?? file.address, embedded: env.TEMPORAL_ADDRESS === undefined },
+  };
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const detail = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration in ${where}: ${detail}`);
+  }
+  return result.data;
+}
+
+function readOptional(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

@@ -1,0 +1,125 @@
+import { invalidInput } from '../errors.js';
+import type { Scalar } from './scalar.js';
+
+export const SUBJECT_TYPES = ['owner', 'entity', 'relationship'] as const;
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+export const CARDINALITIES = ['single', 'multi'] as const;
+export type Cardinality = (typeof CARDINALITIES)[number];
+
+/** A stored fact. Instants are epoch milliseconds; `invalid_from` null means active. */
+export interface Fact {
+  fact_id: string;
+  entity_id: string;
+  partition: string | null;
+  subject_type: SubjectType;
+  subject_id: string | null;
+  predicate: string;
+  value: Scalar;
+  cardinality: Cardinality;
+  valid_from: number | null;
+  observed_at: number;
+  invalid_from: number | null;
+  supersedes_fact_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What a caller asserts, already validated and given its id and observation instant. */
+export type FactAssertion = Omit<Fact, 'invalid_from' | 'supersedes_fact_id' | 'created_at' | 'updated_at'>;
+
+export interface Invalidation {
+  fact_id: string;
+  invalid_from: number;
+}
+
+export interface AssertionPlan {
+  fact: Fact;
+  invalidations: Invalidation[];
+}
+
+export interface AssertionInput {
+  /** Every stored fact (active or not) with the incoming fact's subject and predicate. */
+  chain: readonly Fact[];
+  /** The fact named by `supersedes_fact_id`, when the caller named one. */
+  explicitTarget: Fact | null;
+  incoming: FactAssertion;
+  now: number;
+}
+
+/**
+ * Decides what an assertion changes, without touching anything.
+ *
+ * - `multi` facts coexist; only an explicit `supersedes_fact_id` retires another fact.
+ * - A `single` fact observed at or after every active fact of its subject and predicate supersedes them
+ *   all: each gets `invalid_from` = the new fact's `observed_at` (no gap, no overlap).
+ * - A `single` fact observed before the active one (out of order) does not displace it: it slots into
+ *   the timeline, valid until the next observation, and cuts short the fact that was active at its
+ *   instant, so `as_of` at any instant yields one value.
+ */
+export function planAssertion({ chain, explicitTarget, incoming, now }: AssertionInput): AssertionPlan {
+  const at = incoming.observed_at;
+  const invalidations = new Map<string, number>();
+  let supersedes: string | null = null;
+  let invalidFrom: number | null = null;
+
+  if (explicitTarget) {
+    if (explicitTarget.invalid_from !== null) {
+      throw invalidInput(`supersedes_fact_id ${explicitTarget.fact_id} is not an active fact`);
+    }
+    if (at < explicitTarget.observed_at) {
+      throw invalidInput(`observed_at must not be earlier than the observed_at of superseded fact ${explicitTarget.fact_id}`);
+    }
+    invalidations.set(explicitTarget.fact_id, at);
+    supersedes = explicitTarget.fact_id;
+  }
+
+  if (incoming.cardinality === 'single') {
+    const active = chain.filter((f) => f.invalid_from === null && !invalidations.has(f.fact_id));
+    const newerActive = active.filter((f) => f.observed_at > at);
+    if (newerActive.length === 0) {
+      for (const f of active) invalidations.set(f.fact_id, at);
+      supersedes ??= latest(active)?.fact_id ?? null;
+    } else {
+      const successor = earliest(chain.filter((f) => f.observed_at > at));
+      invalidFrom = successor ? successor.observed_at : null;
+      const predecessor = latest(
+        chain.filter((f) => f.observed_at <= at && f.invalid_from !== null && f.invalid_from > at),
+      );
+      if (predecessor) {
+        invalidations.set(predecessor.fact_id, at);
+        supersedes ??= predecessor.fact_id;
+        invalidFrom = Math.min(invalidFrom ?? Infinity, predecessor.invalid_from ?? Infinity);
+      }
+    }
+  }
+
+  return {
+    fact: { ...incoming, invalid_from: invalidFrom, supersedes_fact_id: supersedes, created_at: now, updated_at: now },
+    invalidations: [...invalidations].map(([fact_id, invalid_from]) => ({ fact_id, invalid_from })),
+  };
+}
+
+/** Soft retraction: sets `invalid_from` (never earlier than the fact's own observation). Idempotent. */
+export function retractFact(fact: Fact, now: number): Fact {
+  if (fact.invalid_from !== null) return fact;
+  return { ...fact, invalid_from: Math.max(now, fact.observed_at), updated_at: now };
+}
+
+/** Applies an invalidation to a stored fact. An earlier instant may shorten, never lengthen, a fact. */
+export function applyInvalidation(fact: Fact, invalidFrom: number, now: number): Fact {
+  const next = fact.invalid_from === null ? invalidFrom : Math.min(fact.invalid_from, invalidFrom);
+  return next === fact.invalid_from ? fact : { ...fact, invalid_from: next, updated_at: now };
+}
+
+/** Order of fact listings: `observed_at` descending, then id descending (newest mint first). */
+export function byObservedDesc(a: Fact, b: Fact): number {
+  return b.observed_at - a.observed_at || (a.fact_id < b.fact_id ? 1 : a.fact_id > b.fact_id ? -1 : 0);
+}
+
+function latest(facts: readonly Fact[]): Fact | undefined {
+  return [...facts].sort(byObservedDesc)[0];
+}
+
+function earliest(facts: readonly Fact[]): Fact | undefined {
+  return [...facts].sort(byObservedDesc).at(-1);
+}

@@ -1,0 +1,42 @@
+/**
+ * RFC 3339 timestamps. Requests must carry a time zone offset (`Z` or `±hh:mm`); responses are UTC with
+ * milliseconds. Instants are held as epoch milliseconds; finer fractions are truncated toward the past.
+ */
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** Parses an RFC 3339 timestamp to epoch milliseconds, or returns null when it is not one. */
+export function parseTimestamp(text: string): number | null {
+  const m = RFC3339.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  if (!m[8]) {
+    const offHours = Number(m[10]);
+    const offMinutes = Number(m[11]);
+    if (offHours > 23 || offMinutes > 59) return null;
+    offsetMinutes = (m[9] === '-' ? -1 : 1) * (offHours * 60 + offMinutes);
+  }
+  const millis = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+}
+
+/** Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export function formatTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function formatNullableTimestamp(ms: number | null): string | null {
+  return ms === null ? null : formatTimestamp(ms);
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** True when a record with this interval was active at instant `at` (transaction time). */
+export function activeAt(record: { observed_at: number; invalid_from: number | null }, at: number): boolean {
+  return record.observed_at <= at && (record.invalid_from === null || record.invalid_from > at);
+}

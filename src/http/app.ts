@@ -1,0 +1,39 @@
+import Koa from 'koa';
+import type { AppDeps, AppState } from './context.js';
+import { authenticate } from './middleware/auth.js';
+import { errorBody } from './middleware/errors.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { versioning } from './middleware/versioning.js';
+import { createRouter } from './router.js';
+import { registerEntityRoutes } from './routes/entities.js';
+import { registerFactRoutes } from './routes/facts.js';
+import { registerRelationshipRoutes } from './routes/relationships.js';
+import { registerStatusRoute } from './routes/status.js';
+
+/**
+ * Middleware order: request id → error body → versioning (aliases, sunset) → auth → rate limit → routes.
+ * Routes are registered without the `/v1` prefix on an inner router mounted at `/v1`.
+ */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+
+  const v1 = createRouter();
+  registerEntityRoutes(v1, deps);
+  registerRelationshipRoutes(v1, deps);
+  registerFactRoutes(v1, deps);
+  for (const register of deps.extraRoutes ?? []) register(v1, deps);
+
+  const root = createRouter();
+  registerStatusRoute(root, deps);
+  root.use('/v1', v1.routes());
+
+  app.use(requestId());
+  app.use(errorBody(deps.log));
+  app.use(versioning(root, deps.clock));
+  app.use(authenticate(deps.keys));
+  app.use(rateLimit());
+  app.use(root.routes());
+  return app;
+}

@@ -1,0 +1,40 @@
+import type { ParameterizedContext } from 'koa';
+import type { RouterContext } from '@koa/router';
+import type { ActorRegistry } from '../actors/registry.js';
+import type { KeyRing, Principal } from '../auth/keys.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { GraphStore } from '../store/graph.js';
+import type { Store } from '../store/lmdb.js';
+import type { AppRouter } from './router.js';
+
+/** Readiness of a dependency as `GET /status` reports it. */
+export type Readiness = { ready: true; detail?: string } | { ready: false; detail: string };
+
+/** Whatever runs the durable jobs; the HTTP layer only needs its readiness and the job entry points. */
+export interface JobsPort {
+  readiness(): Readiness;
+}
+
+/** Everything the HTTP layer needs, built by the composition root (`main.ts`) or by tests. */
+export interface AppDeps {
+  store: Store;
+  graph: GraphStore;
+  actors: ActorRegistry;
+  keys: KeyRing;
+  clock: Clock;
+  log: Logger;
+  jobs: JobsPort;
+  /** Byte limit of ordinary JSON bodies (larger routes set their own). */
+  jsonBodyLimit: number;
+  /** Extra route modules (documents, search, schema, ...) that register on the /v1 router. */
+  extraRoutes?: Array<(router: AppRouter, deps: AppDeps) => void>;
+}
+
+export interface AppState {
+  requestId: string;
+  principal: Principal;
+}
+
+export type AppContext = ParameterizedContext<AppState>;
+export type AppRouterContext = RouterContext<AppState>;

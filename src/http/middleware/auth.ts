@@ -1,0 +1,25 @@
+import type { Middleware } from 'koa';
+import type { KeyRing } from '../../auth/keys.js';
+import { AppError } from '../../errors.js';
+import type { AppState } from '../context.js';
+
+const PUBLIC_PATHS = new Set(['/status']);
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+
+/** Every route but `GET /status` needs `Authorization: Bearer <key>`; the key fixes the tenant. */
+export function authenticate(keys: KeyRing): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (PUBLIC_PATHS.has(ctx.path)) return next();
+    const match = BEARER.exec(ctx.get('Authorization'));
+    const principal = match?.[1] === undefined ? undefined : keys.authenticate(match[1]);
+    if (!principal) {
+      throw new AppError(
+        'unauthorized',
+        match ? 'the bearer key is not valid' : 'missing "Authorization: Bearer <API_KEY>" header',
+        { headers: { 'WWW-Authenticate': 'Bearer' } },
+      );
+    }
+    ctx.state.principal = principal;
+    await next();
+  };
+}

@@ -1,0 +1,46 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { AppState } from '../context.js';
+
+/**
+ * The only place errors become responses: `{ error, code, request_id }`. An `AppError` shows its message
+ * when exposed; anything else is a 500 `internal` whose details go to the log, never to the client.
+ */
+export function errorBody(log: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 405 && ctx.body === undefined) throw new AppError('not_found', `method ${ctx.method} is not allowed on ${ctx.path}`);
+    } catch (caught) {
+      const error = toAppError(caught);
+      if (error.status >= 500) log.error({ err: caught, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.body = {
+        error: error.expose ? error.message : 'internal error',
+        code: error.code,
+        request_id: ctx.state.requestId,
+      };
+    }
+  };
+}
+
+/** Errors thrown by libraries (body parsing) carry an HTTP status; they are mapped to our codes. */
+function toAppError(caught: unknown): AppError {
+  if (caught instanceof AppError) return caught;
+  const e = caught as { status?: number; type?: string; message?: string };
+  if (e?.type === 'entity.too.large' || e?.status === 413) {
+    return new AppError('payload_too_large', 'request body is larger than this route accepts');
+  }
+  if (e?.type === 'entity.parse.failed') return new AppError('invalid_input', 'request body is not valid JSON');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new AppError('invalid_input', 'request body encoding is not supported');
+  }
+  if (e?.type === 'request.aborted') return new AppError('invalid_input', 'request body was not received completely');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError('invalid_input', 'request is malformed');
+  }
+  return new AppError('internal', 'internal error', { cause: caught });
+}

@@ -1,0 +1,36 @@
+import { mintId } from '../../domain/ids.js';
+import { notFound } from '../../errors.js';
+import type { AppDeps } from '../context.js';
+import type { AppRouter } from '../router.js';
+import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
+import { EntityBodySchema, EntityListQuerySchema, OwnerQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { entityJson } from '../serialize.js';
+import { parseBody, parseParam, parseQuery } from '../validate.js';
+
+export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
+  router.post('/memory/entities', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const body = await parseBody(ctx, EntityBodySchema, deps.jsonBodyLimit);
+    const entity = await deps.actors
+      .actorFor(scope)
+      .upsertEntity({ ...body, memory_entity_id: body.memory_entity_id ?? mintId('ent') });
+    ctx.status = 201;
+    ctx.body = entityJson(entity);
+  });
+
+  router.get('/memory/entities', (ctx) => {
+    const query = parseQuery(ctx, EntityListQuerySchema);
+    const scope = ownerScope(ctx.state.principal, query);
+    const entities = deps.graph.listEntities(scope, { entity_type: query.entity_type, limit: query.limit ?? LIST_LIMIT_DEFAULT });
+    ctx.body = { entities: entities.map(entityJson), count: entities.length };
+  });
+
+  router.get('/memory/entities/:id', (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const id = parseParam(ctx.params.id, 'id', IdSchema);
+    const entity = deps.graph.getEntity(scope, id);
+    if (!entity) throw notFound(`memory entity ${id}`);
+    ctx.body = entityJson(entity);
+  });
+}

@@ -1,0 +1,39 @@
+import { mintId } from '../../domain/ids.js';
+import type { AppDeps } from '../context.js';
+import type { AppRouter } from '../router.js';
+import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
+import { FactBodySchema, FactListQuerySchema, OwnerQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { factJson } from '../serialize.js';
+import { parseBody, parseParam, parseQuery } from '../validate.js';
+
+export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
+  router.post('/memory/facts', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
+    const fact = await deps.actors.actorFor(scope).assertFact({
+      ...body,
+      fact_id: mintId('fact'),
+      subject_id: body.subject_id ?? null,
+      valid_from: body.valid_from ?? null,
+    });
+    ctx.status = 201;
+    ctx.body = factJson(fact);
+  });
+
+  router.get('/memory/facts', (ctx) => {
+    const { entity_id, partition, limit = LIST_LIMIT_DEFAULT, history, ...filters } = parseQuery(ctx, FactListQuerySchema);
+    const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const facts =
+      history && filters.subject_type !== undefined && filters.predicate !== undefined
+        ? deps.graph.factChain(scope, filters.subject_type, filters.subject_id ?? null, filters.predicate).slice(0, limit)
+        : deps.graph.listFacts(scope, { ...filters, limit });
+    ctx.body = { facts: facts.map(factJson), count: facts.length };
+  });
+
+  router.delete('/memory/facts/:id', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const id = parseParam(ctx.params.id, 'id', IdSchema);
+    ctx.body = factJson(await deps.actors.actorFor(scope).retractFact(id));
+  });
+}

@@ -1,0 +1,33 @@
+import { mintId } from '../../domain/ids.js';
+import type { AppDeps } from '../context.js';
+import type { AppRouter } from '../router.js';
+import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
+import { OwnerQuerySchema, RelationshipBodySchema, RelationshipListQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { relationshipJson } from '../serialize.js';
+import { parseBody, parseParam, parseQuery } from '../validate.js';
+
+export function registerRelationshipRoutes(router: AppRouter, deps: AppDeps): void {
+  router.post('/memory/relationships', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const body = await parseBody(ctx, RelationshipBodySchema, deps.jsonBodyLimit);
+    const edge = await deps.actors
+      .actorFor(scope)
+      .upsertRelationship({ ...body, relationship_id: body.relationship_id ?? mintId('rel') });
+    ctx.status = 201;
+    ctx.body = relationshipJson(edge);
+  });
+
+  router.get('/memory/relationships', (ctx) => {
+    const { entity_id, partition, limit, ...filters } = parseQuery(ctx, RelationshipListQuerySchema);
+    const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const edges = deps.graph.listRelationships(scope, { ...filters, limit: limit ?? LIST_LIMIT_DEFAULT });
+    ctx.body = { relationships: edges.map(relationshipJson), count: edges.length };
+  });
+
+  router.delete('/memory/relationships/:id', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const id = parseParam(ctx.params.id, 'id', IdSchema);
+    ctx.body = relationshipJson(await deps.actors.actorFor(scope).retractRelationship(id));
+  });
+}

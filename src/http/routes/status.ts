@@ -1,0 +1,22 @@
+import type { AppDeps } from '../context.js';
+import type { AppRouter } from '../router.js';
+
+/** `GET /status`: public, unversioned; 200 when every dependency is ready, else 503 with the details. */
+export function registerStatusRoute(router: AppRouter, deps: AppDeps): void {
+  router.get('/status', (ctx) => {
+    const store = storeReadiness(deps);
+    const temporal = deps.jobs.readiness();
+    const ready = store.ready && temporal.ready;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ok' : 'degraded', store, temporal };
+  });
+}
+
+function storeReadiness(deps: AppDeps) {
+  try {
+    deps.store.env.getStats();
+    return { ready: true as const };
+  } catch {
+    return { ready: false as const, detail: 'LMDB environment is not readable' };
+  }
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { ID_PATTERN, ID_RULE } from '../../domain/ids.js';
+import { describeJsonKind, isScalar, type Scalar } from '../../domain/scalar.js';
+import { parseTimestamp } from '../../domain/time.js';
+
+/** Longest string a scalar value may hold. */
+export const MAX_SCALAR_STRING = 16 * 1024;
+
+/** Memory-route list limits (DECISIONS.md): default 100, at most 1000. */
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 1000;
+
+export const IdSchema = z.string().regex(ID_PATTERN, ID_RULE);
+
+/** `entity_id`: the owner, 1 to 256 characters. */
+export const OwnerIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters');
+
+export const PartitionSchema = z
+  .string()
+  .min(1, 'must not be empty (omit it instead)')
+  .max(256, 'must be at most 256 characters');
+
+/** A caller-controlled name: a type, a predicate. */
+export const NameSchema = (max = 256) =>
+  z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** RFC 3339 with an offset → epoch milliseconds. */
+export const TimestampSchema = z.string().transform((text, ctx) => {
+  const ms = parseTimestamp(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `must be an RFC 3339 timestamp with a time zone offset, got ${JSON.stringify(text.slice(0, 64))}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** The scalar rule; the key must be present even when the value is null. */
+export const ScalarSchema = z.unknown().transform((value, ctx): Scalar => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is required' });
+    return z.NEVER;
+  }
+  if (!isScalar(value)) {
+    ctx.addIssue({ code: 'custom', message: `must be scalar: got ${describeJsonKind(value)}` });
+    return z.NEVER;
+  }
+  if (typeof value === 'string' && value.length > MAX_SCALAR_STRING) {
+    ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_SCALAR_STRING} characters` });
+    return z.NEVER;
+  }
+  return value;
+});
+
+export const ScalarMapSchema = z
+  .record(NameSchema(128), ScalarSchema)
+  .refine((map) => Object.keys(map).length <= 128, 'must have at most 128 keys');
+
+/** Query booleans are exactly `true` or `false`. */
+export const QueryBoolSchema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+
+export const QueryLimitSchema = z
+  .string()
+  .regex(/^\d{1,7}$/, 'must be an integer')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'must be at least 1').max(LIST_LIMIT_MAX, `must be at most ${LIST_LIMIT_MAX}`));
+
+/** The common query parameters of every memory route. */
+export const ownerQueryShape = {
+  entity_id: OwnerIdSchema,
+  partition: PartitionSchema.optional(),
+};

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { CARDINALITIES, SUBJECT_TYPES } from '../../domain/facts.js';
+import {
+  IdSchema,
+  NameSchema,
+  ownerQueryShape,
+  QueryBoolSchema,
+  QueryLimitSchema,
+  ScalarMapSchema,
+  ScalarSchema,
+  TimestampSchema,
+} from './common.js';
+
+export const OwnerQuerySchema = z.strictObject(ownerQueryShape);
+
+export const EntityBodySchema = z.strictObject({
+  entity_type: NameSchema(128),
+  memory_entity_id: IdSchema.optional(),
+  display_name: NameSchema(1024).optional(),
+  aliases: z.array(NameSchema(256)).max(100, 'must have at most 100 items').optional(),
+  attributes: ScalarMapSchema.optional(),
+});
+
+export const EntityListQuerySchema = z.strictObject({
+  ...ownerQueryShape,
+  entity_type: NameSchema(128).optional(),
+  limit: QueryLimitSchema.optional(),
+});
+
+export const RelationshipBodySchema = z.strictObject({
+  from_entity_id: IdSchema,
+  to_entity_id: IdSchema,
+  relationship_type: NameSchema(128),
+  relationship_id: IdSchema.optional(),
+  attributes: ScalarMapSchema.optional(),
+  valid_from: TimestampSchema.optional(),
+});
+
+const temporalQueryShape = {
+  include_inactive: QueryBoolSchema.optional(),
+  as_of: TimestampSchema.optional(),
+  limit: QueryLimitSchema.optional(),
+};
+
+export const RelationshipListQuerySchema = z.strictObject({
+  ...ownerQueryShape,
+  ...temporalQueryShape,
+  from_entity_id: IdSchema.optional(),
+  to_entity_id: IdSchema.optional(),
+  relationship_type: NameSchema(128).optional(),
+});
+
+const SubjectTypeSchema = z.enum(SUBJECT_TYPES, { error: 'must be one of owner, entity, relationship' });
+
+/** A subject id is required for entity and relationship subjects and refused for the owner. */
+function checkSubject(
+  value: { subject_type?: string | undefined; subject_id?: string | undefined },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const needsId = value.subject_type === 'entity' || value.subject_type === 'relationship';
+  if (needsId && value.subject_id === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['subject_id'], message: `is required when subject_type is ${value.subject_type}` });
+  }
+  if (!needsId && value.subject_id !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['subject_id'],
+      message: value.subject_type === undefined ? 'requires subject_type' : 'must be omitted when subject_type is owner',
+    });
+  }
+}
+
+export const FactBodySchema = z
+  .strictObject({
+    predicate: NameSchema(256),
+    value: ScalarSchema,
+    subject_type: SubjectTypeSchema.default('owner'),
+    subject_id: IdSchema.optional(),
+    cardinality: z.enum(CARDINALITIES, { error: 'must be single or multi' }).default('single'),
+    valid_from: TimestampSchema.optional(),
+    observed_at: TimestampSchema.optional(),
+    supersedes_fact_id: IdSchema.optional(),
+  })
+  .superRefine(checkSubject);
+
+export const FactListQuerySchema = z
+  .strictObject({
+    ...ownerQueryShape,
+    ...temporalQueryShape,
+    subject_type: SubjectTypeSchema.optional(),
+    subject_id: IdSchema.optional(),
+    predicate: NameSchema(256).optional(),
+    history: QueryBoolSchema.optional(),
+  })
+  .superRefine((q, ctx) => {
+    checkSubject(q, ctx);
+    if (q.history && (q.subject_type === undefined || q.predicate === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['history'], message: 'requires subject_type and predicate' });
+    }
+    if (q.history && q.as_of !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['history'], message: 'cannot be combined with as_of' });
+    }
+  });

@@ -1,0 +1,64 @@
+import coBody from 'co-body';
+import type { z } from 'zod';
+import { describeJsonKind } from '../domain/scalar.js';
+import { invalidInput } from '../errors.js';
+import type { AppContext } from './context.js';
+
+/**
+ * Validates the query string against a strict schema: unknown parameters and repeated parameters are
+ * refused, so a typo never silently widens a read.
+ */
+export function parseQuery<T extends z.ZodType>(ctx: AppContext, schema: T): z.infer<T> {
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (Array.isArray(value)) throw invalidInput(`query parameter ${name} must be given once`);
+  }
+  return parseWith(schema, { ...ctx.query }, 'query parameter ');
+}
+
+/** Validates a path parameter (already decoded by the router). */
+export function parseParam<T extends z.ZodType>(value: unknown, name: string, schema: T): z.infer<T> {
+  return parseWith(schema, value, `path parameter ${name}`);
+}
+
+/**
+ * Reads and validates a JSON body. Bodies must be `application/json` and at most `limitBytes`; larger
+ * ones are 413 before they are fully read.
+ */
+export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T, limitBytes: number): Promise<z.infer<T>> {
+  const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
+  if (!hasBody) return parseWith(schema, undefined, 'body');
+  if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
+  const body: unknown = await coBody.json(ctx.req, { limit: limitBytes, strict: true });
+  return parseWith(schema, body, '');
+}
+
+function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  throw invalidInput(result.error.issues.slice(0, 3).map((issue) => describeIssue(issue, where)).join('; '));
+}
+
+/** Turns a zod issue into a message that names the field and the rule. */
+export function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+  const path = formatPath(issue.path);
+  const subject = `${where}${path}`.trim() || 'body';
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined
+        ? `${subject} is required`
+        : `${subject} must be ${issue.expected}, got ${describeJsonKind(issue.input)}`;
+    case 'unrecognized_keys': {
+      const names = issue.keys.join(', ');
+      if (where.startsWith('query')) return `unknown query parameter${issue.keys.length > 1 ? 's' : ''} ${names}`;
+      return `${subject} has unknown field${issue.keys.length > 1 ? 's' : ''} ${names}`;
+    }
+    default:
+      return /^(must|is|has) /.test(issue.message) ? `${subject} ${issue.message}` : `${subject}: ${issue.message}`;
+  }
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`))
+    .join('');
+}

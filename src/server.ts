@@ -1,0 +1,72 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ActorRegistry } from './actors/registry.js';
+import { KeyRing } from './auth/keys.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createApp } from './http/app.js';
+import type { AppDeps } from './http/context.js';
+import { createLogger, type Logger } from './log.js';
+import { GraphStore } from './store/graph.js';
+import { openStore } from './store/lmdb.js';
+import { disabledJobs } from './temporal/jobs.js';
+
+export interface RunningService {
+  url: string;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  clock?: Clock;
+  keys?: KeyRing;
+  log?: Logger;
+}
+
+/** Composition root: config → store → actors → jobs → HTTP. `close` stops them in reverse order. */
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
+  const log = options.log ?? createLogger(config.env.LOG_LEVEL);
+  const clock = options.clock ?? systemClock;
+  const store = openStore(config.dataDir);
+  const graph = new GraphStore(store);
+  const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
+  const keys = options.keys ?? loadKeys(config, log);
+  const jobs = disabledJobs();
+  const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
+  const app = createApp(deps);
+  const server = await listen(app.callback() as RequestListener, config.env.PORT, config.env.HOST);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.env.HOST.includes(':') ? `[${config.env.HOST}]` : config.env.HOST}:${port}`;
+  log.info({ url, dataDir: config.dataDir }, 'engram listening');
+  return {
+    url,
+    deps,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await jobs.stop();
+      await store.close();
+    },
+  };
+}
+
+function loadKeys(config: Config, log: Logger): KeyRing {
+  if (config.env.API_KEYS_FILE) return KeyRing.fromFile(config.env.API_KEYS_FILE);
+  const dev = KeyRing.devKey(config.dataDir);
+  if (dev.created) {
+    // Printed once, on the run that generates it; later runs read it from DATA_DIR/dev-api-key.
+    process.stdout.write(`\nEngram dev API key (saved to ${config.dataDir}/dev-api-key): ${dev.key}\n\n`);
+  } else {
+    log.info({ file: `${config.dataDir}/dev-api-key` }, 'using the dev API key');
+  }
+  return dev.ring;
+}
+
+function listen(handler: RequestListener, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const server = createServer(handler);
+    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

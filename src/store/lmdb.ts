@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Scope, TenantScope } from '../domain/scope.js';
+
+/** lmdb-js orders array keys element by element: numbers before strings. */
+export type KeyPart = string | number;
+export type Key = KeyPart[];
+
+/** Sorts after every number and every string a key part holds here. */
+export const KEY_MAX = '\uffff';
+
+/**
+ * The one LMDB environment of the service.
+ *
+ * Guarantees: `transaction(fn)` runs `fn` in the shared write queue, in call order, batched with other
+ * writes issued in the same turn; the promise resolves after the commit is durable. A throw inside `fn`
+ * before it writes rejects that call only; `fn` must therefore decide everything before its first put.
+ * Reads outside a transaction see the latest committed snapshot.
+ */
+export interface Store {
+  readonly env: RootDatabase;
+  /** Primary records: `[...scope, kind, id] → record`. */
+  readonly records: Database<unknown, Key>;
+  /** Secondary entries: `[...scope, index, ...sort parts, id] → true`. */
+  readonly index: Database<true, Key>;
+  transaction<T>(fn: () => T): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function openStore(dataDir: string): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const env = open({ path: join(dataDir, 'engram.mdb'), maxDbs: 64, compression: false });
+  const records = env.openDB<unknown, Key>({ name: 'records' });
+  const index = env.openDB<true, Key>({ name: 'index' });
+  return {
+    env,
+    records,
+    index,
+    transaction: <T>(fn: () => T) => env.transaction(fn) as Promise<T>,
+    close: () => env.close(),
+  };
+}
+
+export function scopeKey(scope: Scope): Key {
+  return [scope.tenant, scope.partition ?? '', scope.entityId];
+}
+
+export function tenantKey(scope: TenantScope): Key {
+  return [scope.tenant, scope.partition ?? ''];
+}
+
+/** Iterates the keys under `prefix`, ascending or descending, optionally from a bound within it. */
+export function* keysUnder(
+  db: Database<true, Key>,
+  prefix: Key,
+  options: { reverse?: boolean; from?: Key } = {},
+): Generator<Key> {
+  const low = prefix;
+  const high = [...prefix, KEY_MAX];
+  const range = options.reverse
+    ? { start: options.from ? [...prefix, ...options.from, KEY_MAX] : high, end: low, reverse: true }
+    : { start: options.from ? [...prefix, ...options.from] : low, end: high };
+  for (const key of db.getKeys(range)) yield key as Key;
+}
