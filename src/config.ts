@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_CONFIG: z.string().default('./temporal.yaml'),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** `false` runs without Temporal (durable-job routes answer 503); for tests and degraded operation. */
+  TEMPORAL_ENABLED: boolFromEnv.default(true),
   MEDIA_PROVIDER_URL: z.string().url().optional(),
   MEDIA_PROVIDER_KEY: z.string().optional(),
   MEDIA_PROVIDER_PHI_SAFE: boolFromEnv.default(false),
