@@ -34,7 +34,7 @@ function toAppError(caught: unknown): AppError {
   if (e?.type === 'entity.too.large' || e?.status === 413) {
     return new AppError('payload_too_large', 'request body is larger than this route accepts');
   }
-  if (e?.type === 'entity.parse.failed') return new AppError('invalid_input', 'request body is not valid JSON');
+  if (e?.type === 'entity.parse.failed' || caught instanceof SyntaxError) return new AppError('invalid_input', 'request body is not valid JSON');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new AppError('invalid_input', 'request body encoding is not supported');
   }
