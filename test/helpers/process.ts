@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves with the exit signal or code. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** Starts `src/main.ts` in its own process (through tsx) and resolves once it listens. */
+export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TEMPORAL_ENABLED: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time: ${stderr}`)), 60_000);
+    lines.on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === 'engram listening' && entry.url) {
+        clearTimeout(timer);
+        resolve(entry.url);
+      }
+    });
+    exited.then(([code]) => reject(new Error(`service exited with ${code}: ${stderr}`)));
+  });
+  return { url, child, exited };
+}
