@@ -89,7 +89,7 @@ export class OwnerActor {
       }
       const { supersedes_fact_id: _named, observed_at, ...rest } = command;
       const incoming: FactAssertion = { ...rest, ...ownerFields(this.scope), observed_at: observed_at ?? now };
-      const chain = graph.factChain(this.scope, incoming.subject_type, incoming.subject_id, incoming.predicate);
+      const chain = graph.factNeighbourhood(this.scope, incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
       const plan = planAssertion({ chain, explicitTarget, incoming, now });
       for (const { fact_id, invalid_from } of plan.invalidations) {
         const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;

@@ -82,14 +82,38 @@ export class GraphStore {
     this.store.index.put([...s, 'f_obs', at, id], true);
     this.store.index.put([...s, 'f_sp', fact.subject_type, fact.subject_id ?? '', fact.predicate, at, id], true);
     this.store.index.put([...s, 'f_pred', fact.predicate, at, id], true);
-    if (fact.invalid_from === null) this.store.index.put([...s, 'f_act', at, id], true);
-    else this.store.index.remove([...s, 'f_act', at, id]);
+    const sp = [fact.subject_type, fact.subject_id ?? '', fact.predicate, at, id];
+    if (fact.invalid_from === null) {
+      this.store.index.put([...s, 'f_act', at, id], true);
+      this.store.index.put([...s, 'f_spa', ...sp], true);
+    } else {
+      this.store.index.remove([...s, 'f_act', at, id]);
+      this.store.index.remove([...s, 'f_spa', ...sp]);
+    }
   }
 
-  /** Every fact (any state) of one subject and predicate, by `observed_at` ascending. */
-  factChain(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string): Fact[] {
+  /** The facts (any state) of one subject and predicate, by `observed_at` ascending. */
+  factChain(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string, limit = Infinity): Fact[] {
     const prefix = [...scopeKey(scope), 'f_sp', subjectType, subjectId ?? '', predicate];
-    return this.collect(prefix, false, (id) => this.getFact(scope, id), () => true, Infinity);
+    return this.collect(prefix, false, (id) => this.getFact(scope, id), () => true, limit);
+  }
+
+  /**
+   * The part of a subject-and-predicate chain an assertion observed at `at` can affect: the active facts,
+   * every fact observed after `at` (none unless the assertion is out of order) and the few observed just
+   * before it. Bounded by the key's active set, not by its history, so long chains stay cheap to extend.
+   */
+  factNeighbourhood(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): Fact[] {
+    const sp = [subjectType, subjectId ?? '', predicate];
+    const s = scopeKey(scope);
+    const load = (id: string): Fact | undefined => this.getFact(scope, id);
+    const all = () => true;
+    const found = new Map<string, Fact>();
+    const add = (facts: Fact[]) => facts.forEach((f) => found.set(f.fact_id, f));
+    add(this.collect([...s, 'f_spa', ...sp], false, load, all, Infinity));
+    add(this.collect([...s, 'f_sp', ...sp], false, load, all, Infinity, [at + 1]));
+    add(this.collect([...s, 'f_sp', ...sp], true, load, all, NEIGHBOURS_BEFORE, [at]));
+    return [...found.values()];
   }
 
   /** Every active fact of the owner, newest first. */
@@ -141,6 +165,9 @@ export class GraphStore {
     return out;
   }
 }
+
+/** How many facts observed before an assertion are consulted to find the one it cuts short. */
+const NEIGHBOURS_BEFORE = 8;
 
 export interface TemporalQuery {
   include_inactive?: boolean | undefined;

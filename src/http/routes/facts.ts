@@ -26,7 +26,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
     const scope = ownerScope(ctx.state.principal, { entity_id, partition });
     const facts =
       history && filters.subject_type !== undefined && filters.predicate !== undefined
-        ? deps.graph.factChain(scope, filters.subject_type, filters.subject_id ?? null, filters.predicate).slice(0, limit)
+        ? deps.graph.factChain(scope, filters.subject_type, filters.subject_id ?? null, filters.predicate, limit)
         : deps.graph.listFacts(scope, { ...filters, limit });
     ctx.body = { facts: facts.map(factJson), count: facts.length };
   });
