@@ -1,0 +1,109 @@
+import { contentId } from '../../domain/document-records.js';
+import { mintId } from '../../domain/ids.js';
+import { AppError, notFound, unavailable } from '../../errors.js';
+import type { AppContext, AppDeps } from '../context.js';
+import { ownerDocuments, type DocumentServices } from '../document-services.js';
+import type { AppRouter } from '../router.js';
+import { IdSchema } from '../schemas/common.js';
+import {
+  DocumentBodySchema,
+  DocumentDeleteQuerySchema,
+  DocumentListQuerySchema,
+  DocumentWriteQuerySchema,
+  LIST_LIMIT_DEFAULT,
+} from '../schemas/documents.js';
+import { OwnerQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { documentJson } from '../serialize-documents.js';
+import { parseBody, parseParam, parseQuery } from '../validate.js';
+
+export function documentServices(deps: AppDeps): DocumentServices {
+  if (!deps.documents) throw unavailable('documents are not configured on this node');
+  return deps.documents;
+}
+
+export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
+  const json = (doc: Parameters<typeof documentJson>[0]) => documentJson(doc, deps.documentFields?.(doc) ?? {});
+
+  router.post('/documents', async (ctx) => {
+    const services = documentServices(deps);
+    const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
+    const scope = ownerScope(ctx.state.principal, owner);
+    const body = await parseBody(ctx, DocumentBodySchema, deps.jsonBodyLimit);
+    const bytes = Buffer.byteLength(body.content, 'utf8');
+    if (bytes > services.limits.documentBytes) {
+      throw new AppError('payload_too_large', `content must be at most ${services.limits.documentBytes} bytes of UTF-8, got ${bytes}`);
+    }
+    const doc = await ownerDocuments(deps.actors, services, scope).insert({
+      ...body,
+      doc_id: mintId('doc'),
+      tenant: scope.tenant,
+      entity_id: scope.entityId,
+      partition: scope.partition,
+      modality: 'text',
+      content_type: body.content_type ?? 'text/plain',
+      cid: contentId(body.content),
+      readers: readers ?? null,
+    });
+    ctx.status = 201;
+    ctx.body = json(doc);
+  });
+
+  router.get('/documents', (ctx) => {
+    const { limit = LIST_LIMIT_DEFAULT, offset = 0, include_deleted = false, ...owner } = parseQuery(ctx, DocumentListQuerySchema);
+    const scope = ownerScope(ctx.state.principal, owner);
+    const docs = documentServices(deps).docs.list(scope, { principal: ctx.state.principal.principal, limit, offset, includeDeleted: include_deleted });
+    ctx.body = { documents: docs.map(json), count: docs.length };
+  });
+
+  router.get('/documents/:doc_id', (ctx) => {
+    ctx.body = json(readableDoc(ctx, deps, ctx.params.doc_id));
+  });
+
+  router.get('/documents/:doc_id/download', (ctx) => {
+    const services = documentServices(deps);
+    const doc = readableDoc(ctx, deps, ctx.params.doc_id);
+    if (doc.deleted_at !== null) throw notFound(`document ${doc.doc_id}`);
+    const scope = { tenant: doc.tenant, partition: doc.partition, entityId: doc.entity_id };
+    const sealed = doc.modality === 'text' ? undefined : services.docs.getBlob(scope, doc.doc_id);
+    if (doc.modality !== 'text' && !sealed) throw notFound(`bytes of document ${doc.doc_id}`);
+    ctx.body = sealed ? services.cipher.open(doc.tenant, doc.doc_id, sealed) : Buffer.from(doc.content ?? '', 'utf8');
+    ctx.type = doc.modality === 'text' ? `${doc.content_type}; charset=utf-8` : doc.content_type;
+    ctx.set('Content-Disposition', `attachment; filename="${safeFilename(doc.filename ?? doc.doc_id)}"`);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'private, no-store');
+  });
+
+  router.delete('/documents/:doc_id', async (ctx) => {
+    const { hard = false, ...owner } = parseQuery(ctx, DocumentDeleteQuerySchema);
+    const scope = ownerScope(ctx.state.principal, owner);
+    const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
+    const part = ownerDocuments(deps.actors, documentServices(deps), scope);
+    if (hard) {
+      await part.hardDelete(docId, ctx.state.principal.principal);
+      ctx.status = 204;
+      return;
+    }
+    ctx.body = json(await part.softDelete(docId, ctx.state.principal.principal));
+  });
+
+  router.post('/documents/:doc_id/restore', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
+    ctx.body = json(await ownerDocuments(deps.actors, documentServices(deps), scope).restore(docId, ctx.state.principal.principal));
+  });
+}
+
+/** A document of the caller's scope that the caller may read (soft-deleted ones included), else 404. */
+function readableDoc(ctx: AppContext, deps: AppDeps, rawId: unknown) {
+  const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+  const docId = parseParam(rawId, 'doc_id', IdSchema);
+  const doc = documentServices(deps).docs.get(scope, docId);
+  const principal = ctx.state.principal.principal;
+  if (!doc || (doc.readers !== null && !doc.readers.includes(principal))) throw notFound(`document ${docId}`);
+  return doc;
+}
+
+function safeFilename(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200);
+}

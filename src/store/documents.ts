@@ -1,0 +1,133 @@
+import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
+import type { Scope } from '../domain/scope.js';
+import { canRead } from '../domain/search.js';
+import type { OwnerVectorIndex } from '../vector/owner-index.js';
+import { keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
+
+/** One embedded passage as stored: its document, its text and its vector (float32 bytes). */
+export interface PassageRecord {
+  doc_id: string;
+  text: string;
+  vector: Uint8Array;
+}
+
+/** Media waiting for its caption or transcript (the captioning workflow reads it by id). */
+export interface PendingMedia {
+  doc: StoredDocument;
+  sealed: Uint8Array;
+}
+
+/**
+ * Documents in LMDB. Writers run inside `Store.transaction`, so a document, its blob, its passages, its
+ * index entries and every `DocumentWriteHook` commit together.
+ *
+ * Under the owner's scope:
+ *   records: doc/<id> → StoredDocument   blob/<id> → sealed bytes   dvec/<id> → passage labels
+ *            psg/<label> → PassageRecord  vseq → next passage label  pending/<id> → PendingMedia
+ *   index:   d_created/<created_at>/<id>  (newest first by reading backwards)
+ */
+export class DocumentStore {
+  constructor(
+    private readonly store: Store,
+    private readonly hooks: readonly DocumentWriteHook[],
+  ) {}
+
+  get(scope: Scope, docId: string): StoredDocument | undefined {
+    return this.store.records.get([...scopeKey(scope), 'doc', docId]) as StoredDocument | undefined;
+  }
+
+  /** The scope's documents the principal may read, newest first. */
+  list(scope: Scope, query: { principal: string; limit: number; offset: number; includeDeleted: boolean }): StoredDocument[] {
+    const out: StoredDocument[] = [];
+    let skip = query.offset;
+    for (const key of keysUnder(this.store.index, [...scopeKey(scope), 'd_created'], { reverse: true })) {
+      const doc = this.get(scope, String(key.at(-1)));
+      if (!doc || (!query.includeDeleted && doc.deleted_at !== null) || !canRead(doc.readers, query.principal)) continue;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      out.push(doc);
+      if (out.length >= query.limit) break;
+    }
+    return out;
+  }
+
+  getBlob(scope: Scope, docId: string): Uint8Array | undefined {
+    return this.store.records.get([...scopeKey(scope), 'blob', docId]) as Uint8Array | undefined;
+  }
+
+  passage(scope: Scope, label: number): PassageRecord | undefined {
+    return this.store.records.get([...scopeKey(scope), 'psg', label]) as PassageRecord | undefined;
+  }
+
+  /** Inside a transaction: stores a new document with its passages and blob; returns the passage labels. */
+  insert(scope: Scope, doc: StoredDocument, vectors: Float32Array[], passages: string[], sealed?: Uint8Array): number[] {
+    const s = scopeKey(scope);
+    const first = (this.store.records.get([...s, 'vseq']) as number | undefined) ?? 0;
+    const labels = vectors.map((_, i) => first + i);
+    for (const hook of this.hooks) hook.onDocumentWrite(undefined, doc);
+    this.store.records.put([...s, 'vseq'], first + labels.length);
+    this.store.records.put([...s, 'doc', doc.doc_id], doc);
+    this.store.index.put([...s, 'd_created', doc.created_at, doc.doc_id], true);
+    if (sealed) this.store.records.put([...s, 'blob', doc.doc_id], sealed);
+    this.store.records.put([...s, 'dvec', doc.doc_id], labels);
+    labels.forEach((label, i) => {
+      const v = vectors[i]!;
+      const record: PassageRecord = { doc_id: doc.doc_id, text: passages[i]!, vector: new Uint8Array(v.buffer, v.byteOffset, v.byteLength) };
+      this.store.records.put([...s, 'psg', label], record);
+    });
+    return labels;
+  }
+
+  /** Inside a transaction: a soft delete or a restore. */
+  update(scope: Scope, previous: StoredDocument, next: StoredDocument): void {
+    for (const hook of this.hooks) hook.onDocumentWrite(previous, next);
+    this.store.records.put([...scopeKey(scope), 'doc', next.doc_id], next);
+  }
+
+  /** Inside a transaction: removes the document, its bytes, its passages and its index entries for good. */
+  hardDelete(scope: Scope, doc: StoredDocument): void {
+    const s = scopeKey(scope);
+    const labels = (this.store.records.get([...s, 'dvec', doc.doc_id]) as number[] | undefined) ?? [];
+    for (const hook of this.hooks) hook.onDocumentWrite(doc, undefined);
+    for (const label of labels) this.store.records.remove([...s, 'psg', label]);
+    this.store.records.remove([...s, 'dvec', doc.doc_id]);
+    this.store.records.remove([...s, 'blob', doc.doc_id]);
+    this.store.records.remove([...s, 'doc', doc.doc_id]);
+    this.store.index.remove([...s, 'd_created', doc.created_at, doc.doc_id]);
+  }
+
+  getPending(scope: Scope, docId: string): PendingMedia | undefined {
+    return this.store.records.get([...scopeKey(scope), 'pending', docId]) as PendingMedia | undefined;
+  }
+
+  putPending(scope: Scope, pending: PendingMedia): void {
+    this.store.records.put([...scopeKey(scope), 'pending', pending.doc.doc_id], pending);
+  }
+
+  removePending(scope: Scope, docId: string): void {
+    this.store.records.remove([...scopeKey(scope), 'pending', docId]);
+  }
+
+  /** Fills a fresh index with the owner's documents and passages from the last committed snapshot. */
+  loadInto(scope: Scope, index: OwnerVectorIndex): void {
+    const s = scopeKey(scope);
+    for (const { key, value } of this.store.records.getRange({ start: [...s, 'doc'], end: [...s, 'doc', '\uffff'] })) {
+      const doc = value as StoredDocument;
+      const labels = (this.store.records.get([...s, 'dvec', String((key as Key).at(-1))]) as number[] | undefined) ?? [];
+      const passages = labels.flatMap((label) => {
+        const p = this.passage(scope, label);
+        return p ? [{ label, vector: toFloat32(p.vector) }] : [];
+      });
+      index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
+    }
+  }
+}
+
+/** Copies stored bytes into an aligned Float32Array. */
+export function toFloat32(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,72 @@
+import type { Embedder } from './embedder.js';
+import { normalise } from './embedder.js';
+
+/**
+ * The built-in embedder: feature hashing, in process, no network and no model. Word unigrams, word bigrams
+ * and character trigrams of each word are hashed (signed) into `dimensions` buckets with sublinear term
+ * weights, then L2-normalised.
+ *
+ * The similarity it gives is LEXICAL, not semantic: texts score close when they share words, word pairs or
+ * word fragments (so "running"/"runner" and typos still overlap), but synonyms with no shared letters
+ * ("car"/"automobile") do not. Configure `EMBEDDINGS_URL` for semantic search.
+ */
+export class LocalEmbedder implements Embedder {
+  readonly id: string;
+
+  constructor(readonly dimensions = 384) {
+    this.id = `local-hash-v1-${dimensions}`;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.map((t) => this.embedOne(t));
+  }
+
+  embedOne(text: string): Float32Array {
+    const counts = new Map<number, number>();
+    const add = (feature: string, weight: number) => {
+      const h = fnv1a(feature);
+      counts.set(h, (counts.get(h) ?? 0) + weight);
+    };
+    const words = tokenize(text);
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      add(`w:${w}`, 1);
+      if (i + 1 < words.length) add(`b:${w} ${words[i + 1]}`, 0.7);
+      const padded = `<${w}>`;
+      if (padded.length > 4) for (let j = 0; j + 3 <= padded.length; j++) add(`c:${padded.slice(j, j + 3)}`, 0.25);
+    }
+    const v = new Float32Array(this.dimensions);
+    for (const [h, tf] of counts) {
+      const bucket = (h >>> 1) % this.dimensions;
+      const sign = h & 1 ? 1 : -1;
+      v[bucket]! += sign * (1 + Math.log(tf));
+    }
+    return normalise(v);
+  }
+}
+
+const STOPWORDS = new Set(
+  'a an and are as at be but by for from has have he her his i in is it its of on or our she so than that the their them then there these they this to was we were what when where which who will with you your'.split(' '),
+);
+
+/** Lower-cased letter/digit runs, stop words dropped, a trailing plural `s` folded. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) {
+    let w = m[0];
+    if (STOPWORDS.has(w)) continue;
+    if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+    out.push(w);
+  }
+  return out;
+}
+
+/** 32-bit FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

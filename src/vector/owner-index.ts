@@ -1,0 +1,270 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import hnswlib from 'hnswlib-node';
+import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
+import { bestPerDocument, canRead, type PassageHit } from '../domain/search.js';
+import type { Modality } from '../domain/documents.js';
+import { exactSearch } from './exact.js';
+import { buildHnswFile, type HnswParams } from './hnsw-build.js';
+
+const { HierarchicalNSW } = hnswlib;
+
+export interface VectorIndexOptions extends HnswParams {
+  dims: number;
+  embedderId: string;
+  /** At or below this many candidate passages, search is exact (chosen by bench/search.ts). */
+  exactMax: number;
+  /** hnswlib search breadth; set again after every load because readIndex resets it to 10. */
+  ef: number;
+  /** Index file path without extension; `.hnsw` and `.json` are written beside it. */
+  filePath: string;
+  onError(error: unknown, what: string): void;
+}
+
+/** What a filter needs to know of a document. */
+export interface IndexedDoc {
+  modality: Modality;
+  readers: string[] | null;
+  deleted: boolean;
+  labels: number[];
+}
+
+export interface SearchFilter {
+  principal: string;
+  modality?: Modality | undefined;
+  maxDistance?: number | undefined;
+}
+
+interface FileMeta {
+  embedderId: string;
+  dims: number;
+  /** Every label below this was in the index when it was written. */
+  covers: number;
+}
+
+/** Most labels caught up one by one after loading a file; beyond this the file is stale and rebuilt. */
+const CATCH_UP_MAX = 2000;
+
+/**
+ * One owner's passages: every vector in a flat array (exact search, rebuilds) and, above `exactMax`
+ * passages, an hnswlib-node index holding every live label. Labels are never reused, so a file written
+ * earlier is brought up to date by adding the labels above its `covers` mark and deleting the missing ones.
+ * Soft deletes, modality and readers are filters (so a restore is instant); a hard delete marks the label
+ * deleted in hnswlib.
+ */
+export class OwnerVectorIndex {
+  private vectors: Float32Array;
+  private readonly docOf: Array<string | undefined> = [];
+  private readonly docs = new Map<string, IndexedDoc>();
+  private live = 0;
+  private visible = 0;
+  private restricted = 0;
+  private readonly visibleByModality: Record<Modality, number> = { text: 0, image: 0, audio: 0 };
+  private hnsw: Hnsw | null = null;
+  private building: Promise<void> | null = null;
+  private dirty = false;
+  private closed = false;
+
+  constructor(private readonly options: VectorIndexOptions) {
+    this.vectors = new Float32Array(options.dims * 64);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** Whether searches go through hnswlib (else exact). */
+  get approximate(): boolean {
+    return this.hnsw !== null;
+  }
+
+  /** Resolves once any build or load under way has finished. */
+  async settled(): Promise<void> {
+    while (this.building) await this.building;
+  }
+
+  /** Adds or replaces a document's passages and filter facts. */
+  putDoc(docId: string, doc: Omit<IndexedDoc, 'labels'>, passages?: Array<{ label: number; vector: Float32Array }>): void {
+    const previous = this.docs.get(docId);
+    if (previous) this.count(previous, -1);
+    const labels = passages ? passages.map((p) => p.label) : (previous?.labels ?? []);
+    const next: IndexedDoc = { ...doc, labels };
+    for (const { label, vector } of passages ?? []) this.addVector(label, docId, vector);
+    this.docs.set(docId, next);
+    this.count(next, +1);
+  }
+
+  /** Removes a document for good (hard delete). */
+  removeDoc(docId: string): void {
+    const doc = this.docs.get(docId);
+    if (!doc) return;
+    this.count(doc, -1);
+    this.docs.delete(docId);
+    for (const label of doc.labels) {
+      if (this.docOf[label] === undefined) continue;
+      this.docOf[label] = undefined;
+      this.live--;
+      this.markDeleted(label);
+    }
+  }
+
+  /** The best passage of each matching document, best first, at most `k`. */
+  search(query: Float32Array, k: number, filter: SearchFilter): PassageHit[] {
+    const candidates = filter.modality ? this.visibleByModality[filter.modality] : this.visible;
+    if (candidates === 0 || k <= 0) return [];
+    const allow = (label: number) => this.allows(label, filter);
+    let wanted = Math.min(candidates, k * 2);
+    for (;;) {
+      const passages = this.searchPassages(query, wanted, candidates, allow);
+      const hits = bestPerDocument(passages, k, filter.maxDistance);
+      const exhausted = passages.length < wanted || wanted >= candidates;
+      const farEnough = filter.maxDistance !== undefined && (passages.at(-1)?.distance ?? 0) > filter.maxDistance;
+      if (hits.length >= k || exhausted || farEnough) return hits;
+      wanted = Math.min(candidates, wanted * 4);
+    }
+  }
+
+  /** Writes the hnswlib index and its meta when they changed (on eviction and shutdown). */
+  persist(): void {
+    if (!this.hnsw || !this.dirty || this.building) return;
+    const { filePath, embedderId, dims } = this.options;
+    this.hnsw.writeIndexSync(`${filePath}.hnsw.tmp`);
+    renameSync(`${filePath}.hnsw.tmp`, `${filePath}.hnsw`);
+    this.writeMeta({ embedderId, dims, covers: this.docOf.length });
+    this.dirty = false;
+  }
+
+  close(): void {
+    try {
+      this.persist();
+    } catch (error) {
+      this.options.onError(error, 'persist vector index');
+    }
+    this.closed = true;
+  }
+
+  /**
+   * Loads the persisted index, or rebuilds it off the event loop, once the owner is large enough. Called
+   * after writes and after a bulk load (never in the middle of one, so a build sees whole documents).
+   */
+  maybeBuild(): void {
+    if (this.hnsw || this.building || this.closed || this.live <= this.options.exactMax) return;
+    this.building = this.loadOrBuild()
+      .catch((error) => this.options.onError(error, 'build vector index'))
+      .finally(() => {
+        this.building = null;
+      });
+  }
+
+  private async loadOrBuild(): Promise<void> {
+    const { filePath, dims } = this.options;
+    const meta = this.readMeta();
+    let covers: number;
+    let usable = meta !== null && existsSync(`${filePath}.hnsw`) && this.docOf.length - meta.covers <= CATCH_UP_MAX;
+    if (!usable) {
+      const labels: number[] = [];
+      for (let l = 0; l < this.docOf.length; l++) if (this.docOf[l] !== undefined) labels.push(l);
+      const vectors = new Float32Array(labels.length * dims);
+      labels.forEach((l, i) => vectors.set(this.vectors.subarray(l * dims, (l + 1) * dims), i * dims));
+      covers = this.docOf.length;
+      await buildHnswFile({ file: `${filePath}.hnsw`, dims, labels: Int32Array.from(labels), vectors, params: this.options });
+      this.writeMeta({ embedderId: this.options.embedderId, dims, covers });
+    } else {
+      covers = meta!.covers;
+    }
+    if (this.closed) return;
+    const index = new HierarchicalNSW('ip', dims);
+    await index.readIndex(`${filePath}.hnsw`);
+    if (this.closed) return;
+    // Everything from here to `this.hnsw = index` is synchronous, so no write slips between.
+    this.hnsw = index;
+    this.dirty = false;
+    for (let l = 0; l < Math.min(covers, this.docOf.length); l++) if (this.docOf[l] === undefined) this.markDeleted(l);
+    for (let l = covers; l < this.docOf.length; l++) if (this.docOf[l] !== undefined) this.addToHnsw(l);
+    index.setEf(this.options.ef);
+    if (this.docOf.length !== covers) this.dirty = true;
+  }
+
+  private searchPassages(
+    query: Float32Array,
+    wanted: number,
+    candidates: number,
+    allow: (label: number) => boolean,
+  ): Array<PassageHit> {
+    const unfiltered = candidates === this.live && this.restricted === 0;
+    if (this.hnsw && candidates > this.options.exactMax) {
+      this.hnsw.setEf(Math.max(this.options.ef, wanted));
+      const found = this.hnsw.searchKnn(Array.from(query), wanted, unfiltered ? undefined : allow);
+      // hnswlib may come back short under a selective filter: exact search never does.
+      if (found.neighbors.length >= wanted) {
+        return found.neighbors.map((label, i) => ({ label, docId: this.docOf[label]!, distance: found.distances[i]! }));
+      }
+    }
+    const labels = this.allowedLabels(allow);
+    return exactSearch(this.vectors, this.options.dims, labels, query, wanted).map((h) => ({ ...h, docId: this.docOf[h.label]! }));
+  }
+
+  private *allowedLabels(allow: (label: number) => boolean): Generator<number> {
+    for (let l = 0; l < this.docOf.length; l++) if (this.docOf[l] !== undefined && allow(l)) yield l;
+  }
+
+  private allows(label: number, filter: SearchFilter): boolean {
+    const docId = this.docOf[label];
+    const doc = docId === undefined ? undefined : this.docs.get(docId);
+    return !!doc && !doc.deleted && (!filter.modality || doc.modality === filter.modality) && canRead(doc.readers, filter.principal);
+  }
+
+  private addVector(label: number, docId: string, vector: Float32Array): void {
+    const { dims } = this.options;
+    if (vector.length !== dims) return;
+    while ((label + 1) * dims > this.vectors.length) {
+      const grown = new Float32Array(this.vectors.length * 2);
+      grown.set(this.vectors);
+      this.vectors = grown;
+    }
+    this.vectors.set(vector, label * dims);
+    if (this.docOf[label] === undefined) this.live++;
+    while (this.docOf.length <= label) this.docOf.push(undefined);
+    this.docOf[label] = docId;
+    if (this.hnsw) this.addToHnsw(label);
+  }
+
+  private addToHnsw(label: number): void {
+    const index = this.hnsw!;
+    if (index.getCurrentCount() >= index.getMaxElements()) index.resizeIndex(Math.max(64, index.getMaxElements() * 2));
+    const { dims } = this.options;
+    index.addPoint(Array.from(this.vectors.subarray(label * dims, (label + 1) * dims)), label);
+    this.dirty = true;
+  }
+
+  private markDeleted(label: number): void {
+    if (!this.hnsw) return;
+    try {
+      this.hnsw.markDelete(label);
+      this.dirty = true;
+    } catch {
+      // hnswlib throws for a label already deleted or never added: either way it is not searchable.
+    }
+  }
+
+  private count(doc: IndexedDoc, sign: 1 | -1): void {
+    if (doc.deleted) return;
+    const n = sign * doc.labels.length;
+    this.visible += n;
+    this.visibleByModality[doc.modality] += n;
+    if (doc.readers !== null) this.restricted += n;
+  }
+
+  private readMeta(): FileMeta | null {
+    try {
+      const meta = JSON.parse(readFileSync(`${this.options.filePath}.json`, 'utf8')) as FileMeta;
+      return meta.embedderId === this.options.embedderId && meta.dims === this.options.dims ? meta : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private writeMeta(meta: FileMeta): void {
+    writeFileSync(`${this.options.filePath}.json.tmp`, JSON.stringify(meta));
+    renameSync(`${this.options.filePath}.json.tmp`, `${this.options.filePath}.json`);
+  }
+}
