@@ -4,11 +4,14 @@ import { ActorRegistry } from './actors/registry.js';
 import { KeyRing } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
+import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
+import { DEFAULT_DOCUMENT_LIMITS, mediaRoutesOf, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { GraphStore } from './store/graph.js';
 import { openStore } from './store/lmdb.js';
+import { createDocumentBackends, createEmbedder } from './vector/setup.js';
 import { disabledJobs } from './temporal/jobs.js';
 
 export interface RunningService {
@@ -32,7 +35,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
   const keys = options.keys ?? loadKeys(config, log);
   const jobs = disabledJobs();
-  const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
+  const documents = createDocumentServices(config, store, log);
+  const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, documents, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
   const app = createApp(deps);
   const server = await listen(app.callback() as RequestListener, config.env.PORT, config.env.HOST);
   const { port } = server.address() as AddressInfo;
@@ -45,9 +49,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await jobs.stop();
+      documents.indexes.closeAll();
       await store.close();
     },
   };
+}
+
+/** Documents, blobs, embeddings and vector indexes. `documentHooks` is where field indexes plug in. */
+function createDocumentServices(config: Config, store: ReturnType<typeof openStore>, log: Logger): DocumentServices {
+  const documentHooks: DocumentWriteHook[] = [];
+  const embedder = createEmbedder(config.env);
+  const backends = createDocumentBackends({ store, dataDir: config.dataDir, encryptionKey: config.env.ENCRYPTION_KEY, embedder, hooks: documentHooks, log });
+  return { ...backends, embedder, limits: DEFAULT_DOCUMENT_LIMITS, mediaRoutes: mediaRoutesOf(config) };
 }
 
 function loadKeys(config: Config, log: Logger): KeyRing {

@@ -6,7 +6,10 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { versioning } from './middleware/versioning.js';
 import { createRouter } from './router.js';
+import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
+import { registerMediaRoutes } from './routes/media.js';
+import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
 import { registerRelationshipRoutes } from './routes/relationships.js';
 import { registerStatusRoute } from './routes/status.js';
@@ -23,6 +26,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerEntityRoutes(v1, deps);
   registerRelationshipRoutes(v1, deps);
   registerFactRoutes(v1, deps);
+  registerDocumentRoutes(v1, deps);
+  registerSearchRoutes(v1, deps);
+  registerMediaRoutes(v1, deps);
   for (const register of deps.extraRoutes ?? []) register(v1, deps);
 
   const root = createRouter();

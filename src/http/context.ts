@@ -3,9 +3,11 @@ import type { RouterContext } from '@koa/router';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyRing, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
+import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { Logger } from '../log.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
+import type { DocumentServices } from './document-services.js';
 import type { AppRouter } from './router.js';
 
 /** Readiness of a dependency as `GET /status` reports it. */
@@ -27,6 +29,10 @@ export interface AppDeps {
   jobs: JobsPort;
   /** Byte limit of ordinary JSON bodies (larger routes set their own). */
   jsonBodyLimit: number;
+  /** Documents, media and search; their routes answer 503 when absent. */
+  documents?: DocumentServices;
+  /** Declared field values of a document for its record (the field indexes provide it). */
+  documentFields?: (doc: StoredDocument) => DocumentFieldValues;
   /** Extra route modules (documents, search, schema, ...) that register on the /v1 router. */
   extraRoutes?: Array<(router: AppRouter, deps: AppDeps) => void>;
 }
