@@ -17,6 +17,10 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_CONFIG: z.string().default('./temporal.yaml'),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** Searched for the `temporal` CLI after TEMPORAL_CLI_PATH and the project-local .tools/temporal. */
+  PATH: z.string().default(''),
+  /** Overrides `task_queue` of temporal.yaml (tests give each service instance its own queue). */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).optional(),
   /** `false` runs without Temporal (durable-job routes answer 503); for tests and degraded operation. */
   TEMPORAL_ENABLED: boolFromEnv.default(true),
   MEDIA_PROVIDER_URL: z.string().url().optional(),
@@ -44,14 +48,20 @@ export const TemporalFileSchema = z.strictObject({
   address: z.string().default('127.0.0.1:7233'),
   namespace: z.string().default('default'),
   task_queue: z.string().default('engram'),
+  /** Bounds every call that needs the server (connect, start) so an unreachable cluster answers 503 quickly. */
   connect_timeout_ms: DurationMs.default(5000),
+  /** How often readiness (`GET /status`, the 503 gate of job routes) is re-checked against the server. */
+  health_check_interval_ms: DurationMs.default(2000),
   dev_server: z
     .strictObject({
-      port: z.number().int().min(1).max(65535).default(7233),
-      ui_port: z.number().int().min(1).max(65535).default(8233),
+      /** false: with TEMPORAL_ADDRESS unset, connect to `address` instead of starting a dev server. */
+      enabled: z.boolean().default(true),
+      /** 0 picks a free port at startup. */
+      port: z.number().int().min(0).max(65535).default(7233),
+      ui_port: z.number().int().min(0).max(65535).default(8233),
       ui: z.boolean().default(true),
       db_filename: z.string().default('temporal.sqlite'),
-      log_level: z.enum(['debug', 'info', 'warn', 'error', 'fatal']).default('warn'),
+      log_level: z.enum(['debug', 'info', 'warn', 'error', 'never']).default('warn'),
       startup_timeout_ms: DurationMs.default(60_000),
     })
     .prefault({}),
@@ -103,7 +113,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env,
     dataDir: resolve(env.DATA_DIR),
-    temporal: { ...file, address: env.TEMPORAL_ADDRESS ?? file.address, embedded: env.TEMPORAL_ADDRESS === undefined },
+    temporal: {
+      ...file,
+      address: env.TEMPORAL_ADDRESS ?? file.address,
+      task_queue: env.TEMPORAL_TASK_QUEUE ?? file.task_queue,
+      embedded: env.TEMPORAL_ADDRESS === undefined && file.dev_server.enabled,
+    },
   };
 }
 

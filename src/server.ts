@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './log.js';
 import { GraphStore } from './store/graph.js';
 import { openStore } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
-import { disabledJobs } from './temporal/jobs.js';
+import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
 
 export interface RunningService {
   url: string;
@@ -34,7 +34,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const graph = new GraphStore(store);
   const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
   const keys = options.keys ?? loadKeys(config, log);
-  const jobs = disabledJobs();
+  const jobs = await startJobs(config, { store, graph, actors, log });
   const documents = createDocumentServices(config, store, log);
   const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, documents, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
   const app = createApp(deps);
@@ -53,6 +53,17 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await store.close();
     },
   };
+}
+
+/** Temporal-backed jobs, or 503 for every job when TEMPORAL_ENABLED=false; a failed start closes the store. */
+async function startJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
+  if (!config.env.TEMPORAL_ENABLED) return disabledJobs();
+  try {
+    return await startTemporalJobs(config, deps);
+  } catch (error) {
+    await deps.store.close();
+    throw error;
+  }
 }
 
 /** Documents, blobs, embeddings and vector indexes. `documentHooks` is where field indexes plug in. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { planConsolidation, type ConsolidationReport } from '../domain/consolidation.js';
 import { upsertEntity, type Entity, type EntityInput } from '../domain/entities.js';
 import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
 import { retractRelationship, upsertRelationship, type Relationship, type RelationshipInput } from '../domain/relationships.js';
@@ -107,6 +108,25 @@ export class OwnerActor {
       const retracted = retractFact(fact, now);
       if (retracted !== fact) this.deps.graph.putFact(this.scope, retracted);
       return retracted;
+    });
+  }
+
+  /**
+   * Retracts the scope's redundant facts (src/domain/consolidation.ts). Planned and written in one
+   * transaction of this owner's queue, so no assertion can slip between the plan and the retractions.
+   */
+  consolidate(): Promise<ConsolidationReport> {
+    return this.write((now) => {
+      const { graph } = this.deps;
+      const facts = graph.activeFacts(this.scope);
+      const activeRelationshipIds = new Set<string>();
+      for (const f of facts) {
+        const id = f.subject_type === 'relationship' ? f.subject_id : null;
+        if (id !== null && graph.getRelationship(this.scope, id)?.invalid_from === null) activeRelationshipIds.add(id);
+      }
+      const plan = planConsolidation({ facts, activeRelationshipIds });
+      for (const { fact } of plan.retract) graph.putFact(this.scope, retractFact(fact, now));
+      return plan.report;
     });
   }
 

@@ -6,6 +6,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { versioning } from './middleware/versioning.js';
 import { createRouter } from './router.js';
+import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
 import { registerMediaRoutes } from './routes/media.js';
@@ -26,6 +27,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerEntityRoutes(v1, deps);
   registerRelationshipRoutes(v1, deps);
   registerFactRoutes(v1, deps);
+  registerConsolidateRoute(v1, deps);
   registerDocumentRoutes(v1, deps);
   registerSearchRoutes(v1, deps);
   registerMediaRoutes(v1, deps);

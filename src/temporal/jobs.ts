@@ -1,9 +1,107 @@
+import { createActivities } from '../../activities/index.js';
+import type { ConsolidateInput } from '../../workflows/consolidate.js';
+import type { OwnerRef } from '../../workflows/types.js';
+import type { ActorRegistry } from '../actors/registry.js';
+import type { Config } from '../config.js';
+import type { ConsolidationReport } from '../domain/consolidation.js';
+import type { Scope } from '../domain/scope.js';
+import { unavailable } from '../errors.js';
 import type { JobsPort } from '../http/context.js';
+import type { Logger } from '../log.js';
+import type { GraphStore } from '../store/graph.js';
+import type { Store } from '../store/lmdb.js';
+import { JobRunner, lazyConnection } from './client.js';
+import { embeddedDevServer } from './embedded.js';
+import { TemporalHealth } from './health.js';
+import { ensureSearchAttributes } from './search-attributes.js';
+import { WorkerSupervisor } from './worker.js';
+
+export type Jobs = JobsPort & { stop(): Promise<void> };
+
+export interface JobsDeps {
+  store: Store;
+  graph: GraphStore;
+  actors: ActorRegistry;
+  log: Logger;
+}
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
-export function disabledJobs(): JobsPort & { stop(): Promise<void> } {
+export function disabledJobs(): Jobs {
+  const off = (): never => {
+    throw unavailable('durable jobs are disabled on this node (TEMPORAL_ENABLED=false)');
+  };
   return {
     readiness: () => ({ ready: false, detail: 'Temporal is disabled (TEMPORAL_ENABLED=false)' }),
+    consolidate: async () => off(),
     stop: async () => {},
   };
+}
+
+/**
+ * Temporal-backed jobs: starts the embedded dev server when configured (TEMPORAL_ADDRESS unset), a
+ * worker in this process, the readiness monitor and the client. An unreachable external cluster does
+ * not stop startup: readiness says so and job routes answer 503 until it comes back.
+ */
+export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
+  const t = config.temporal;
+  const server = t.embedded ? await embeddedDevServer(config, deps.log) : null;
+  const address = server?.address ?? t.address;
+  const connection = lazyConnection(address, t.connect_timeout_ms);
+  const worker = new WorkerSupervisor({
+    address,
+    namespace: t.namespace,
+    taskQueue: t.task_queue,
+    activities: createActivities(deps),
+    log: deps.log,
+    retryDelayMs: t.health_check_interval_ms,
+  });
+  const health = new TemporalHealth(connection, {
+    intervalMs: t.health_check_interval_ms,
+    timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
+    worker: () => worker.readiness(),
+    describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue})`,
+  });
+  let attributes: Promise<boolean> | null = null;
+  const runner = new JobRunner({
+    connection,
+    health,
+    namespace: t.namespace,
+    taskQueue: t.task_queue,
+    startTimeoutMs: t.connect_timeout_ms,
+    executionTimeoutMs: t.workflows.execution_timeout_ms,
+    log: deps.log,
+    searchAttributes: () => {
+      attributes ??= ensureSearchAttributes(connection, t.namespace, t.connect_timeout_ms).then((ok) => {
+        if (!ok) deps.log.warn({ namespace: t.namespace }, 'cannot register Engram search attributes; job runs carry the memo only');
+        return ok;
+      });
+      attributes.catch(() => (attributes = null));
+      return attributes;
+    },
+  });
+
+  await Promise.all([health.start(), worker.start()]);
+  deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: server?.uiUrl ?? null, ready: health.readiness().ready }, 'temporal jobs started');
+
+  return {
+    readiness: () => health.readiness(),
+    consolidate: (scope: Scope) =>
+      runner.execute<ConsolidationReport>({
+        job: 'consolidate',
+        scope,
+        workflowType: 'consolidate',
+        args: [{ owner: ownerRef(scope), activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, retry: t.activities.retry } } satisfies ConsolidateInput],
+      }),
+    stop: async () => {
+      health.stop();
+      await worker.stop(10_000);
+      await connection.close().catch(() => undefined);
+      await server?.stop();
+    },
+  };
+}
+
+/** The scope as workflow input: identifiers only. */
+export function ownerRef(scope: Scope): OwnerRef {
+  return { tenant: scope.tenant, partition: scope.partition, entity_id: scope.entityId };
 }

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import type { AppDeps } from '../context.js';
+import type { AppRouter } from '../router.js';
+import { OwnerQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { parseBody, parseQuery } from '../validate.js';
+
+/** The route takes no body; an empty JSON object is tolerated (clients that always send one). */
+const ConsolidateBodySchema = z.strictObject({}).optional();
+
+/**
+ * `POST /v1/memory/consolidate`: runs the consolidation job for the owner scope and answers 200 with
+ * the report once it has completed. 503 `unavailable` when the job engine cannot serve.
+ */
+export function registerConsolidateRoute(router: AppRouter, deps: AppDeps): void {
+  router.post('/memory/consolidate', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    await parseBody(ctx, ConsolidateBodySchema, deps.jsonBodyLimit);
+    const report = await deps.jobs.consolidate(scope);
+    ctx.body = {
+      active_facts_before: report.active_facts_before,
+      active_facts_after: report.active_facts_after,
+      retracted: report.retracted,
+    };
+  });
+}

@@ -1,0 +1,96 @@
+import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
+import type { Scope } from '../domain/scope.js';
+import { unavailable } from '../errors.js';
+import type { Logger } from '../log.js';
+import { jobError } from './failures.js';
+import type { TemporalHealth } from './health.js';
+import { jobMemo, jobSearchAttributes, jobWorkflowId } from './search-attributes.js';
+
+export interface JobRunnerOptions {
+  connection: Connection;
+  health: TemporalHealth;
+  namespace: string;
+  taskQueue: string;
+  /** Bound of the start call; an unreachable cluster fails within it. */
+  startTimeoutMs: number;
+  /** The workflow's execution timeout; a caller never waits longer than this plus the start bound. */
+  executionTimeoutMs: number;
+  /** Whether the cluster knows Engram's search attributes (else runs carry the memo only). */
+  searchAttributes: () => Promise<boolean>;
+  log: Logger;
+}
+
+export interface JobRequest {
+  /** Job name: the first part of the workflow id and the EngramJob search attribute. */
+  job: string;
+  scope: Scope;
+  /** Registered workflow function name (workflows/index.ts). */
+  workflowType: string;
+  args: unknown[];
+}
+
+/** A client connection that does not connect until first used, so startup never blocks on the cluster. */
+export function lazyConnection(address: string, connectTimeoutMs: number): Connection {
+  return Connection.lazy({ address, connectTimeout: connectTimeoutMs });
+}
+
+/**
+ * Starts a job's workflow and waits for its result, as routes need it. One workflow id per job and
+ * scope with conflict policy USE_EXISTING: a second request for a scope whose job is running joins
+ * that run (same result) instead of starting another, so one scope never has two runs at once.
+ *
+ * Fails fast with 503 when Temporal is not ready, and gives up with 503 when it goes away mid-wait.
+ */
+export class JobRunner {
+  private readonly client: Client;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.client = new Client({ connection: options.connection, namespace: options.namespace });
+  }
+
+  async execute<R>(request: JobRequest): Promise<R> {
+    const { connection, health } = this.options;
+    const ready = health.readiness();
+    if (!ready.ready) throw unavailable(`${request.job} needs Temporal, which is not ready (${ready.detail}); retry later`);
+
+    const abort = new AbortController();
+    let interrupted: string | null = null;
+    const stopWaiting = (reason: string): void => {
+      interrupted ??= reason;
+      abort.abort(new Error(reason));
+    };
+    const removeListener = health.onDown((detail) => stopWaiting(detail));
+    const limit = setTimeout(() => stopWaiting('the job did not finish in time'), this.options.startTimeoutMs + this.options.executionTimeoutMs);
+    try {
+      const startOptions = await this.startOptions(request);
+      return await connection.withAbortSignal(abort.signal, async () => {
+        const handle = await connection.withDeadline(Date.now() + this.options.startTimeoutMs, () =>
+          this.client.workflow.start(request.workflowType, startOptions),
+        );
+        return (await handle.result()) as R;
+      });
+    } catch (error) {
+      const mapped = jobError(request.job, error, interrupted);
+      if (mapped.code === 'unavailable') void health.check();
+      if (mapped.status >= 500) this.options.log.warn({ err: error, job: request.job, code: mapped.code }, 'job failed');
+      throw mapped;
+    } finally {
+      clearTimeout(limit);
+      removeListener();
+    }
+  }
+
+  private async startOptions(request: JobRequest): Promise<WorkflowStartOptions> {
+    const withAttributes = await this.options.searchAttributes();
+    return {
+      taskQueue: this.options.taskQueue,
+      workflowId: jobWorkflowId(request.job, request.scope),
+      args: request.args,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowExecutionTimeout: this.options.executionTimeoutMs,
+      memo: jobMemo(request.job, request.scope),
+      ...(withAttributes ? { typedSearchAttributes: jobSearchAttributes(request.job, request.scope) } : {}),
+    };
+  }
+}

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { searchAttributeFlags } from './search-attributes.js';
+
+export interface DevServerOptions {
+  /** Path of the `temporal` binary (see cli.ts). */
+  cli: string;
+  /** gRPC frontend port; 0 picks a free one. */
+  port: number;
+  /** Web UI port; 0 picks a free one. Ignored when `ui` is false. */
+  uiPort: number;
+  ui: boolean;
+  /** SQLite file that keeps workflows across restarts; null keeps them in memory only. */
+  dbFilename: string | null;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'never';
+  namespace: string;
+  startupTimeoutMs: number;
+  /** Receives the server's own output lines (it logs to stderr). */
+  onOutput?: (line: string) => void;
+}
+
+export interface DevServer {
+  /** `127.0.0.1:<port>`, the frontend address for clients and workers. */
+  address: string;
+  /** The Temporal Web UI, or null when started headless. */
+  uiUrl: string | null;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `temporal server start-dev` as a child process bound to 127.0.0.1, with Engram's search
+ * attributes registered, and resolves once its frontend answers for `namespace`. The child is killed
+ * when this process exits, so a crashed service leaves no orphan server holding the ports.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const port = options.port === 0 ? await freePort() : options.port;
+  const uiPort = options.ui ? (options.uiPort === 0 ? await freePort() : options.uiPort) : null;
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', options.logLevel];
+  args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']));
+  if (options.dbFilename !== null) args.push('--db-filename', options.dbFilename);
+  if (options.namespace !== 'default') args.push('--namespace', options.namespace);
+  for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
+
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = captureOutput(child, options.onOutput);
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`));
+    child.once('error', (error) => resolve(`could not start: ${error.message}`));
+  });
+
+  const address = `127.0.0.1:${port}`;
+  try {
+    await waitUntilServing(address, options.namespace, options.startupTimeoutMs, exited);
+  } catch (error) {
+    child.kill('SIGKILL');
+    process.removeListener('exit', killOnExit);
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`);
+  }
+
+  return {
+    address,
+    uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`,
+    pid: child.pid ?? -1,
+    stop: async () => {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const stopped = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
+      if (!stopped) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
+
+async function waitUntilServing(address: string, namespace: string, timeoutMs: number, exited: Promise<string>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitReason: string | null = null;
+  void exited.then((reason) => (exitReason = reason));
+  let lastError = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (exitReason !== null) throw new Error(exitReason);
+    const connection = Connection.lazy({ address, connectTimeout: 1000 });
+    try {
+      await connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }));
+      return;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+    await sleep(200);
+  }
+  throw new Error(`did not answer within ${timeoutMs} ms (last error: ${lastError})`);
+}
+
+/** Keeps the last 8 KiB of the child's output for error messages and forwards each line. */
+function captureOutput(child: ChildProcess, onLine?: (line: string) => void): () => string {
+  let tail = '';
+  const take = (chunk: Buffer): void => {
+    const text = chunk.toString('utf8');
+    tail = (tail + text).slice(-8192);
+    if (onLine) for (const line of text.split('\n')) if (line.trim()) onLine(line);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => tail;
+}
+
+/** A port the OS considers free right now (bound to 0 and released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

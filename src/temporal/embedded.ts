@@ -1,0 +1,31 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { missingCliMessage, resolveTemporalCli } from './cli.js';
+import { startDevServer, type DevServer } from './dev-server.js';
+
+/**
+ * The embedded default (TEMPORAL_ADDRESS unset): `temporal server start-dev` persisted to
+ * DATA_DIR/<db_filename>, its UI on `ui_port`, stopped with the service. Fails startup with a message
+ * that says how to get a CLI when there is none.
+ */
+export async function embeddedDevServer(config: Config, log: Logger): Promise<DevServer> {
+  const cli = resolveTemporalCli(config.env.TEMPORAL_CLI_PATH, config.env.PATH);
+  if (!cli) throw new Error(missingCliMessage(config.env.TEMPORAL_CLI_PATH));
+  const dev = config.temporal.dev_server;
+  mkdirSync(config.dataDir, { recursive: true });
+  const server = await startDevServer({
+    cli: cli.path,
+    port: dev.port,
+    uiPort: dev.ui_port,
+    ui: dev.ui,
+    dbFilename: resolve(join(config.dataDir, dev.db_filename)),
+    logLevel: dev.log_level,
+    namespace: config.temporal.namespace,
+    startupTimeoutMs: dev.startup_timeout_ms,
+    onOutput: (line) => log.debug({ temporal: line }, 'temporal dev server'),
+  });
+  log.info({ address: server.address, ui: server.uiUrl, cli: cli.path, from: cli.from }, 'embedded Temporal dev server started');
+  return server;
+}
