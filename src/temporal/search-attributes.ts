@@ -39,9 +39,11 @@ export function jobWorkflowId(job: string, scope: Scope): string {
   return `${job}/${part(scope.tenant)}/${part(scope.partition ?? '')}/${part(scope.entityId)}`;
 }
 
-/** The memo shown on the run in the UI: identifiers of the scope, no owner content. */
-export function jobMemo(job: string, scope: Scope): Record<string, string | null> {
-  return { job, tenant: scope.tenant, partition: scope.partition, entity_id: scope.entityId };
+/** The memo shown on the run in the UI: identifiers of the scope (partition only when set), no owner content. */
+export function jobMemo(job: string, scope: Scope): Record<string, string> {
+  const memo: Record<string, string> = { job, tenant: scope.tenant, entity_id: scope.entityId };
+  if (scope.partition !== null) memo.partition = scope.partition;
+  return memo;
 }
 
 // Wire values of temporal.api.enums.v1.IndexedValueType and gRPC status codes (stable protocol numbers).

@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { withAppFailures } from '../../activities/failures.js';
+import { ActorRegistry } from '../../src/actors/registry.js';
+import { ManualClock } from '../../src/clock.js';
+import type { Scope } from '../../src/domain/scope.js';
+import { notFound, unavailable } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { GraphStore } from '../../src/store/graph.js';
+import { openStore, type Store } from '../../src/store/lmdb.js';
+
+const quiet = { logger: new DefaultLogger('WARN') };
+const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
+const other: Scope = { tenant: 'acme', partition: null, entityId: 'user-2' };
+
+describe('consolidateOwner activity', () => {
+  let dir: string;
+  let store: Store;
+  let graph: GraphStore;
+  let actors: ActorRegistry;
+  let clock: ManualClock;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engram-activity-'));
+    store = openStore(dir);
+    graph = new GraphStore(store);
+    clock = new ManualClock(Date.UTC(2026, 0, 1));
+    actors = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000 });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const assert = (scope: Scope, id: string, value: string) => {
+    clock.advance(1000);
+    return actors.actorFor(scope).assertFact({ fact_id: id, subject_type: 'owner', subject_id: null, predicate: 'likes', value, cardinality: 'multi', valid_from: null });
+  };
+
+  const activities = () => createActivities({ actors, graph, store, log: createLogger('silent') });
+
+  it('retracts the owner redundant facts through the actor and reports counts', async () => {
+    await assert(owner, 'fact_a', 'Tea');
+    await assert(owner, 'fact_b', ' tea ');
+    await assert(owner, 'fact_c', 'coffee');
+    await assert(other, 'fact_d', 'tea');
+    await assert(other, 'fact_e', 'TEA');
+
+    const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'consolidate/acme//user-1', runId: 'run-1' } }, quiet);
+    const report = await env.run(activities().consolidateOwner, { tenant: 'acme', partition: null, entity_id: 'user-1' });
+
+    expect(report).toEqual({ active_facts_before: 3, active_facts_after: 2, retracted: 1 });
+    expect(graph.getFact(owner, 'fact_b')!.invalid_from).not.toBeNull();
+    expect(graph.getFact(owner, 'fact_a')!.invalid_from).toBeNull();
+    // Another owner's facts are not touched.
+    expect(graph.activeFacts(other).map((f) => f.fact_id).sort()).toEqual(['fact_d', 'fact_e']);
+  });
+
+  it('is safe to retry: a second attempt retracts nothing more', async () => {
+    await assert(owner, 'fact_a', 'x');
+    await assert(owner, 'fact_b', 'X');
+    const env = new MockActivityEnvironment({ attempt: 2 }, quiet);
+    const ref = { tenant: 'acme', partition: null, entity_id: 'user-1' };
+    await env.run(activities().consolidateOwner, ref);
+    expect(await env.run(activities().consolidateOwner, ref)).toEqual({ active_facts_before: 1, active_facts_after: 1, retracted: 0 });
+  });
+
+  it('reports an empty scope as zero counts', async () => {
+    const env = new MockActivityEnvironment({}, quiet);
+    expect(await env.run(activities().consolidateOwner, { tenant: 'acme', partition: 'p1', entity_id: 'nobody' })).toEqual({
+      active_facts_before: 0,
+      active_facts_after: 0,
+      retracted: 0,
+    });
+  });
+});
+
+describe('withAppFailures', () => {
+  it('turns a 4xx AppError into a non-retryable ApplicationFailure typed with its code', async () => {
+    const failure = await withAppFailures(() => Promise.reject(notFound('fact f1'))).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'not_found', nonRetryable: true, message: 'fact f1 not found' });
+  });
+
+  it('leaves 5xx AppErrors to the retry policy', async () => {
+    const failure = await withAppFailures(() => Promise.reject(unavailable('provider down'))).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'unavailable', nonRetryable: false });
+  });
+
+  it('passes other errors through unchanged', async () => {
+    const boom = new Error('boom');
+    await expect(withAppFailures(() => Promise.reject(boom))).rejects.toBe(boom);
+  });
+});
