@@ -166,7 +166,7 @@ export class OwnerVectorIndex {
       const vectors = new Float32Array(labels.length * dims);
       labels.forEach((l, i) => vectors.set(this.vectors.subarray(l * dims, (l + 1) * dims), i * dims));
       covers = this.docOf.length;
-      await buildHnswFile({ file: `${filePath}.hnsw`, dims, labels: Int32Array.from(labels), vectors, params: this.options });
+      await buildHnswFile({ file: `${filePath}.hnsw`, dims, labels: Int32Array.from(labels), vectors, params: { m: this.options.m, efConstruction: this.options.efConstruction } });
       this.writeMeta({ embedderId: this.options.embedderId, dims, covers });
     } else {
       covers = meta!.covers;
