@@ -38,23 +38,25 @@ async function main(): Promise<void> {
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'bench' }] }));
   const bare = await spawnServer('bench/servers/bare-koa.ts', {}, plainUrl);
   const engram = await spawnServer('src/main.ts', { DATA_DIR: join(dataDir, 'data'), API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' }, engramUrl);
-  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+  // A fresh object per scenario: autocannon adds content-length to the headers object it is given.
+  const headers = () => ({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
+  const getHeaders = () => ({ authorization: `Bearer ${KEY}` });
   try {
     let i = 0;
     const figures: Figure[] = [];
-    figures.push(await load('bare Koa POST (baseline)', { url: `${bare.url}/`, method: 'POST', headers, body: factBody(0) }));
+    figures.push(await load('bare Koa POST (baseline)', { url: `${bare.url}/`, method: 'POST', headers: headers(), body: factBody(0) }));
     figures.push(
       await load('POST /v1/memory/facts', {
         url: engram.url,
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`, headers, body: factBody(i++) }) }],
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`, headers: headers(), body: factBody(i++) }) }],
       }),
     );
-    figures.push(await load('bare Koa GET (baseline)', { url: `${bare.url}/`, headers }));
+    figures.push(await load('bare Koa GET (baseline)', { url: `${bare.url}/`, headers: getHeaders() }));
     let j = 0;
     figures.push(
       await load('GET /v1/memory/facts (active, ≤100)', {
         url: engram.url,
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${j++ % OWNERS}`, headers }) }],
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${j++ % OWNERS}`, headers: getHeaders() }) }],
       }),
     );
     report(figures, i);

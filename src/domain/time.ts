@@ -20,7 +20,15 @@ export function parseTimestamp(text: string): number | null {
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (offHours * 60 + offMinutes);
   }
   const millis = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+  return utcMillis(year, month, day, hour, minute, second, millis) - offsetMinutes * 60_000;
+}
+
+/** Like Date.UTC, but years 0-99 stay years 0-99 (Date.UTC maps them to 1900-1999). */
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  return date.getTime();
 }
 
 /** Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
@@ -33,7 +41,7 @@ export function formatNullableTimestamp(ms: number | null): string | null {
 }
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcMillis(year, month + 1, 0, 0, 0, 0, 0)).getUTCDate();
 }
 
 /** True when a record with this interval was active at instant `at` (transaction time). */
