@@ -1,3 +1,4 @@
+import { createCaptionMediaActivities } from './caption-media.js';
 import { createConsolidateActivities } from './consolidate.js';
 import type { ActivityDeps } from './deps.js';
 
@@ -10,6 +11,7 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createConsolidateActivities(deps),
+    ...createCaptionMediaActivities(deps),
   };
 }
 

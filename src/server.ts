@@ -34,8 +34,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const graph = new GraphStore(store);
   const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
   const keys = options.keys ?? loadKeys(config, log);
-  const jobs = await startJobs(config, { store, graph, actors, log });
   const documents = createDocumentServices(config, store, log);
+  const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
+  const jobs = await startJobs(config, { store, graph, actors, log, documents, media });
+  documents.captioner = { caption: (input) => jobs.captionMedia(input) };
   const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, documents, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
   const app = createApp(deps);
   const server = await listen(app.callback() as RequestListener, config.env.PORT, config.env.HOST);

@@ -27,6 +27,8 @@ export interface JobRequest {
   /** Registered workflow function name (workflows/index.ts). */
   workflowType: string;
   args: unknown[];
+  /** Overrides the per-scope workflow id, for jobs that run once per record (e.g. captioning one media). */
+  workflowId?: string;
 }
 
 /** A client connection that does not connect until first used, so startup never blocks on the cluster. */
@@ -84,7 +86,7 @@ export class JobRunner {
     const withAttributes = await this.options.searchAttributes();
     return {
       taskQueue: this.options.taskQueue,
-      workflowId: jobWorkflowId(request.job, request.scope),
+      workflowId: request.workflowId ?? jobWorkflowId(request.job, request.scope),
       args: request.args,
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',

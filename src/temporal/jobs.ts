@@ -1,4 +1,6 @@
 import { createActivities } from '../../activities/index.js';
+import type { CaptionMediaSettings } from '../../activities/caption-media.js';
+import type { CaptionMediaInput } from '../../workflows/caption-media.js';
 import type { ConsolidateInput } from '../../workflows/consolidate.js';
 import type { OwnerRef } from '../../workflows/types.js';
 import type { ActorRegistry } from '../actors/registry.js';
@@ -7,22 +9,30 @@ import type { ConsolidationReport } from '../domain/consolidation.js';
 import type { Scope } from '../domain/scope.js';
 import { unavailable } from '../errors.js';
 import type { JobsPort } from '../http/context.js';
+import type { DocumentServices } from '../http/document-services.js';
 import type { Logger } from '../log.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';
 import { TemporalHealth } from './health.js';
-import { ensureSearchAttributes } from './search-attributes.js';
+import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
 import { WorkerSupervisor } from './worker.js';
 
-export type Jobs = JobsPort & { stop(): Promise<void> };
+export type Jobs = JobsPort & {
+  /** Runs the captioning/transcription workflow of one staged media record and resolves once its text is indexed. */
+  captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
+  stop(): Promise<void>;
+};
 
 export interface JobsDeps {
   store: Store;
   graph: GraphStore;
   actors: ActorRegistry;
   log: Logger;
+  /** Documents and the media provider settings, for the captioning activity. */
+  documents?: DocumentServices;
+  media?: CaptionMediaSettings;
 }
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
@@ -33,6 +43,7 @@ export function disabledJobs(): Jobs {
   return {
     readiness: () => ({ ready: false, detail: 'Temporal is disabled (TEMPORAL_ENABLED=false)' }),
     consolidate: async () => off(),
+    captionMedia: async () => off(),
     stop: async () => {},
   };
 }
@@ -92,6 +103,22 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
         workflowType: 'consolidate',
         args: [{ owner: ownerRef(scope), activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, retry: t.activities.retry } } satisfies ConsolidateInput],
       }),
+    captionMedia: async ({ scope, docId, route }) => {
+      const input: CaptionMediaInput = {
+        owner: ownerRef(scope),
+        doc_id: docId,
+        route,
+        // The provider call is bounded by caption_timeout_ms; the rest of the attempt embeds and writes.
+        activity: { start_to_close_timeout_ms: t.media.caption_timeout_ms * 2, retry: t.media.retry },
+      };
+      await runner.execute({
+        job: 'caption-media',
+        scope,
+        workflowType: 'captionMedia',
+        workflowId: `${jobWorkflowId('caption-media', scope)}/${encodeURIComponent(docId)}`,
+        args: [input],
+      });
+    },
     stop: async () => {
       health.stop();
       await worker.stop(10_000);
