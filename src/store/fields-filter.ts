@@ -1,0 +1,100 @@
+import { matchesLeaf } from '../domain/query/match.js';
+import type { CompiledFilter, CompiledLeaf } from '../domain/query/types.js';
+import { addDoc, and, andNot, orInto, toArray, type DocSet } from './fields-bitset.js';
+import { orContainer, type FieldReader } from './fields-read.js';
+import { isNumericType, KEY_STR_MAX } from './fields-store.js';
+
+/**
+ * Evaluates a compiled filter to the set of matching documents within `universe` (the live documents
+ * the caller may read, in the query's partition). Leaves read postings, never every document:
+ * eq/in/contains on lists are posting lookups, ranges and prefixes walk the ordered posting keys
+ * between their bounds, exists reads the exists set, not/neq complement within the universe.
+ * `contains` on a string walks the field's distinct values (not its documents).
+ */
+export function evaluateFilter(reader: FieldReader, t: string, filter: CompiledFilter, universe: DocSet): DocSet {
+  switch (filter.kind) {
+    case 'and': {
+      let acc = universe;
+      for (const item of filter.items) acc = evaluateFilter(reader, t, item, acc);
+      return acc;
+    }
+    case 'or': {
+      const acc: DocSet = new Map();
+      for (const item of filter.items) orInto(acc, evaluateFilter(reader, t, item, universe));
+      return acc;
+    }
+    case 'not':
+      return andNot(universe, evaluateFilter(reader, t, filter.item, universe));
+    case 'leaf':
+      return and(universe, evaluateLeaf(reader, t, filter));
+  }
+}
+
+function evaluateLeaf(reader: FieldReader, t: string, leaf: CompiledLeaf): DocSet {
+  const ver = leaf.field.ver;
+  switch (leaf.op) {
+    case 'exists':
+      return leaf.value ? reader.set(t, ver, 'e') : andNot(reader.liveSet(t), reader.set(t, ver, 'e'));
+    case 'neq':
+      return andNot(reader.liveSet(t), eqSet(reader, t, leaf, leaf.value));
+    case 'eq':
+    case 'contains':
+      if (leaf.op === 'contains' && leaf.field.type === 'string') return scan(reader, t, leaf, {});
+      return eqSet(reader, t, leaf, leaf.value);
+    case 'in': {
+      const out: DocSet = new Map();
+      for (const v of new Set(leaf.value)) orInto(out, eqSet(reader, t, leaf, v));
+      return out;
+    }
+    case 'prefix': {
+      const from = cut(leaf.value as string);
+      return scan(reader, t, leaf, { from, to: `${from}\u{10ffff}` });
+    }
+    case 'gt':
+    case 'gte':
+      return scan(reader, t, leaf, { from: cut(leaf.value) });
+    case 'lt':
+    case 'lte':
+      return scan(reader, t, leaf, { to: leaf.value });
+    case 'between':
+      return scan(reader, t, leaf, { from: cut(leaf.value[0]), to: leaf.value[1] });
+  }
+}
+
+/** Bounds on long strings are shortened like the keys, so the walk covers a superset. */
+function cut<T extends string | number>(v: T): T {
+  return (typeof v === 'string' && v.length > KEY_STR_MAX ? v.slice(0, KEY_STR_MAX) : v) as T;
+}
+
+function eqSet(reader: FieldReader, t: string, leaf: CompiledLeaf, value: string | number): DocSet {
+  const set = reader.posting(t, leaf.field.ver, value);
+  return typeof value === 'string' && value.length >= KEY_STR_MAX ? recheck(reader, t, leaf, set) : set;
+}
+
+/**
+ * Walks posting keys between bounds, keeping those whose key value matches the leaf. Keys of shortened
+ * long strings cannot be judged by the key: their documents are re-checked against the column.
+ */
+function scan(
+  reader: FieldReader,
+  t: string,
+  leaf: CompiledLeaf,
+  bounds: { from?: string | number; to?: string | number },
+): DocSet {
+  const out: DocSet = new Map();
+  const doubtful: DocSet = new Map();
+  for (const entry of reader.postings(t, leaf.field.ver, bounds)) {
+    if (typeof entry.value === 'string' && entry.value.length >= KEY_STR_MAX) orContainer(doubtful, entry.seg, entry.bytes);
+    else if (matchesLeaf(leaf, entry.value)) orContainer(out, entry.seg, entry.bytes);
+  }
+  return doubtful.size === 0 ? out : orInto(out, recheck(reader, t, leaf, doubtful));
+}
+
+function recheck(reader: FieldReader, t: string, leaf: CompiledLeaf, set: DocSet): DocSet {
+  const out: DocSet = new Map();
+  const numeric = isNumericType(leaf.field.type);
+  for (const docNo of toArray(set)) {
+    if (matchesLeaf(leaf, reader.value(t, leaf.field.ver, numeric, docNo))) addDoc(out, docNo);
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../domain/documents.js';
+import type { DocValue } from '../domain/query/types.js';
+import { toJsonValue } from '../domain/schema/coerce.js';
+import { compileSource, extractField } from '../domain/schema/extract.js';
+import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../domain/schema/types.js';
+import { SEG_SHIFT } from './fields-bitset.js';
+import type { SchemaStore, WritableVersion } from './fields-schema.js';
+import { isNumericType, LIVE_VER, postingKey, setKey, WriteBatch, type FieldDb } from './fields-store.js';
+import type { Key } from './lmdb.js';
+
+/** Hidden built-in: the read ACL, so queries drop documents the caller may not read. */
+export const READERS_VER = 'b._readers';
+const BUILTIN_VERSIONS = (Object.keys(BUILTIN_FIELDS) as BuiltinField[]).map((name) => ({ name, ver: `b.${name}`, type: BUILTIN_FIELDS[name] as FieldType }));
+
+/**
+ * Keeps the field indexes in step with documents. As a DocumentWriteHook it runs inside the document
+ * store's write transaction, so index entries commit with the document; a soft-deleted document is
+ * taken out of every index (and put back on restore), so queries, coverage and mismatch counts only
+ * ever see live documents. Every write is "set this document's value", which reads the old value from
+ * the column and replaces it: the same call serves inserts, updates, deletes and (idempotent) backfills.
+ */
+export class FieldIndex implements DocumentWriteHook {
+  private readonly regexes = new Map<string, RegExp>();
+
+  constructor(
+    private readonly db: FieldDb,
+    private readonly schema: SchemaStore,
+  ) {}
+
+  onDocumentWrite(previous: StoredDocument | undefined, next: StoredDocument | undefined): void {
+    const batch = new WriteBatch(this.db);
+    this.apply(batch, previous, next, this.schema.writableVersions((next ?? previous)!.tenant));
+    batch.flush();
+  }
+
+  /** Bulk form for loaders (bench, imports): one batch over many documents; call inside a transaction. */
+  writeMany(docs: StoredDocument[]): void {
+    const batch = new WriteBatch(this.db);
+    const versions = new Map<string, WritableVersion[]>();
+    for (const doc of docs) {
+      let v = versions.get(doc.tenant);
+      if (!v) versions.set(doc.tenant, (v = this.schema.writableVersions(doc.tenant)));
+      this.apply(batch, undefined, doc, v);
+    }
+    batch.flush();
+  }
+
+  /** Indexes one stored document into one version (backfill); call inside a transaction. */
+  backfillOne(batch: WriteBatch, doc: StoredDocument, version: WritableVersion): void {
+    const docNo = this.docNumber(doc);
+    if (docNo === undefined) return;
+    const live = doc.deleted_at === null;
+    this.setValue(batch, doc.tenant, docNo, version.ver, version.type, live ? this.extract(doc, version) : { kind: 'missing' });
+  }
+
+  /** The declared field values of a document, as document records show them. */
+  documentFields(doc: StoredDocument): DocumentFieldValues {
+    const out: DocumentFieldValues = {};
+    for (const f of this.schema.list(doc.tenant)) {
+      const def = f.active ?? f.next;
+      if (!def || (f.partition_scope !== null && f.partition_scope !== doc.partition)) continue;
+      if (f.partition_scope === null && doc.partition !== null && this.schema.get(doc.tenant, doc.partition, f.name)) continue;
+      const r = this.extract(doc, { ...def, partition_scope: f.partition_scope });
+      if (r.kind === 'value') out[f.name] = toJsonValue(r.value, def.type);
+    }
+    return out;
+  }
+
+  docNumber(doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): number | undefined {
+    return this.db.meta.get(docKey(doc)) as number | undefined;
+  }
+
+  private apply(batch: WriteBatch, previous: StoredDocument | undefined, next: StoredDocument | undefined, versions: WritableVersion[]): void {
+    const doc = (next ?? previous)!;
+    const t = doc.tenant;
+    let docNo = this.docNumber(doc);
+    if (docNo === undefined) {
+      if (!next) return;
+      docNo = (this.db.meta.get([t, 'n']) as number | undefined) ?? 0;
+      this.db.meta.put([t, 'n'], docNo + 1);
+      this.db.meta.put(docKey(doc), docNo);
+    }
+    const live = next && next.deleted_at === null ? next : undefined;
+    for (const b of BUILTIN_VERSIONS) this.setValue(batch, t, docNo, b.ver, b.type, live ? builtinValue(live, b.name) : { kind: 'missing' });
+    this.setValue(batch, t, docNo, READERS_VER, 'string_list', live && live.readers !== null ? { kind: 'value', value: [...new Set(live.readers)] } : { kind: 'missing' });
+    for (const v of versions) {
+      const applies = live && (v.partition_scope === null || v.partition_scope === live.partition);
+      this.setValue(batch, t, docNo, v.ver, v.type, applies ? this.extract(live, v) : { kind: 'missing' });
+    }
+    batch.setBit(setKey(t, LIVE_VER, 'e', docNo >>> SEG_SHIFT), docNo, live !== undefined);
+    if (!next) this.db.meta.remove(docKey(doc));
+  }
+
+  private extract(doc: StoredDocument, v: WritableVersion): Extracted {
+    let regex: RegExp | undefined;
+    if ('regex' in v.source) {
+      regex = this.regexes.get(v.source.regex);
+      if (!regex) this.regexes.set(v.source.regex, (regex = compileSource(v.source.regex)));
+    }
+    return extractField(doc, v, regex);
+  }
+
+  private setValue(batch: WriteBatch, t: string, docNo: number, ver: string, type: FieldType, next: Extracted): void {
+    const numeric = isNumericType(type);
+    const seg = docNo >>> SEG_SHIFT;
+    const old = batch.getValue(t, ver, numeric, docNo);
+    const newValue: DocValue = next.kind === 'value' ? next.value : null;
+    if (old !== null && newValue !== null && sameValue(old, newValue)) return;
+    if (old !== null) {
+      for (const v of Array.isArray(old) ? old : [old]) batch.setBit(postingKey(t, ver, v, seg), docNo, false);
+    }
+    if (newValue !== null) {
+      for (const v of Array.isArray(newValue) ? newValue : [newValue]) batch.setBit(postingKey(t, ver, v, seg), docNo, true);
+    }
+    if ((old !== null) !== (newValue !== null)) batch.setBit(setKey(t, ver, 'e', seg), docNo, newValue !== null);
+    const mismatchKey = setKey(t, ver, 'm', seg);
+    if (next.kind === 'mismatch' || (old === null && batch.hasBit(mismatchKey, docNo))) batch.setBit(mismatchKey, docNo, next.kind === 'mismatch');
+    batch.setValue(t, ver, numeric, docNo, newValue);
+  }
+}
+
+function sameValue(a: Exclude<DocValue, null>, b: Exclude<DocValue, null>): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
+}
+
+function docKey(doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): Key {
+  return [doc.tenant, 'd', doc.partition ?? '', doc.entity_id, doc.doc_id];
+}
+
+function builtinValue(doc: StoredDocument, name: BuiltinField): Extracted {
+  const v = (value: string | number | string[] | null): Extracted => (value === null ? { kind: 'missing' } : { kind: 'value', value });
+  switch (name) {
+    case 'tags':
+      return v(doc.tags.length === 0 ? null : [...new Set(doc.tags)]);
+    case 'created_at':
+    case 'updated_at':
+    case 'doc_id':
+    case 'entity_id':
+    case 'partition':
+    case 'modality':
+    case 'content_type':
+    case 'source':
+      return v(doc[name]);
+  }
+}

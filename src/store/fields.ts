@@ -1,0 +1,213 @@
+import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
+import { compileQuery, type QueryRequest } from '../domain/query/compile.js';
+import type { CompiledQuery, QueryCaps } from '../domain/query/types.js';
+import type { FieldSource, FieldType } from '../domain/schema/types.js';
+import { cardinality, toArray } from './fields-bitset.js';
+import { FieldIndex } from './fields-index.js';
+import { FieldQueryEngine, type DocumentPage, type GroupResult, type QueryContext } from './fields-query.js';
+import { FieldReader } from './fields-read.js';
+import { SchemaStore, type FieldRecord, type WritableVersion } from './fields-schema.js';
+import { KEY_TOP, openFieldDb, WriteBatch, type FieldDb } from './fields-store.js';
+import type { Key, Store } from './lmdb.js';
+
+export interface FieldDeclaration {
+  name: string;
+  type: FieldType;
+  source: FieldSource;
+  partition_scope: string | null;
+}
+
+export interface FieldListing extends FieldRecord {
+  coverage: number;
+  mismatch_count: number;
+}
+
+/** Identifies one backfill: a field version to build. Ids only, so it can be a workflow input. */
+export interface BackfillRef {
+  tenant: string;
+  partition_scope: string | null;
+  name: string;
+  ver: string;
+}
+
+export type CompiledResult = { mode: 'documents'; page: DocumentPage } | { mode: 'groups'; result: GroupResult };
+
+/**
+ * The field schema, its indexes and the structured query engine of every tenant, over one LMDB store.
+ * Tenant-wide read-modify-writes (document numbers, field records, containers) happen inside
+ * `store.transaction` callbacks only.
+ */
+export class FieldService {
+  readonly db: FieldDb;
+  readonly schema: SchemaStore;
+  readonly index: FieldIndex;
+  readonly engine: FieldQueryEngine;
+
+  constructor(
+    private readonly store: Store,
+    readonly caps: QueryCaps,
+  ) {
+    this.db = openFieldDb(store);
+    this.schema = new SchemaStore(this.db);
+    this.index = new FieldIndex(this.db, this.schema);
+    this.engine = new FieldQueryEngine(this.db, caps);
+  }
+
+  documentFields(doc: StoredDocument): DocumentFieldValues {
+    return this.index.documentFields(doc);
+  }
+
+  list(tenant: string, scope?: string | null): FieldListing[] {
+    const reader = new FieldReader(this.db);
+    return this.schema.list(tenant, scope).map((f) => {
+      const ver = (f.active ?? f.next)!.ver;
+      return { ...f, coverage: cardinality(reader.set(tenant, ver, 'e')), mismatch_count: cardinality(reader.set(tenant, ver, 'm')) };
+    });
+  }
+
+  /**
+   * Declares or re-declares fields in one transaction. Each gets a new version; when no live document
+   * is in its scope it is complete at once, else it is `pending` and returned for a backfill. `gate`
+   * runs inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
+   */
+  async declare(tenant: string, fields: FieldDeclaration[], gate: (needBackfill: boolean) => void): Promise<BackfillRef[]> {
+    return this.store.transaction(() => {
+      const reader = new FieldReader(this.db);
+      const live = reader.liveSet(tenant);
+      const docsIn = (scope: string | null) => cardinality(scope === null ? live : andPartition(reader, tenant, live, scope));
+      const needs = fields.map((f) => docsIn(f.partition_scope) > 0);
+      gate(needs.some(Boolean));
+      const refs: BackfillRef[] = [];
+      for (const [i, f] of fields.entries()) {
+        const existing = this.schema.get(tenant, f.partition_scope, f.name);
+        const ver = this.schema.mintVersion(tenant);
+        const def = { ver, type: f.type, source: f.source };
+        const record: FieldRecord = needs[i]
+          ? { name: f.name, partition_scope: f.partition_scope, type: f.type, source: f.source, active: existing?.active ?? null, next: def, backfill: 'pending' }
+          : { name: f.name, partition_scope: f.partition_scope, type: f.type, source: f.source, active: def, next: null, backfill: 'complete' };
+        this.schema.put(tenant, record);
+        if (needs[i]) refs.push({ tenant, partition_scope: f.partition_scope, name: f.name, ver });
+        // A superseded pending version is dropped; its backfill notices and stops.
+        if (existing?.next) this.dropVersionSync(tenant, existing.next.ver);
+        if (!needs[i] && existing?.active) this.dropVersionSync(tenant, existing.active.ver);
+      }
+      return refs;
+    });
+  }
+
+  /** Removes a field and its index entries; returns false when it was not declared. */
+  async remove(tenant: string, scope: string | null, name: string): Promise<boolean> {
+    return this.store.transaction(() => {
+      const existing = this.schema.get(tenant, scope, name);
+      if (!existing) return false;
+      this.schema.remove(tenant, scope, name);
+      for (const v of [existing.active, existing.next]) if (v) this.dropVersionSync(tenant, v.ver);
+      return true;
+    });
+  }
+
+  compile(tenant: string, partition: string | null, request: QueryRequest): { query: CompiledQuery; resolve: ReturnType<SchemaStore['resolver']> } {
+    const resolve = this.schema.resolver(tenant, partition);
+    return { query: compileQuery(request, resolve, this.caps.maxGroups), resolve };
+  }
+
+  run(ctx: QueryContext, compiled: { query: CompiledQuery; resolve: ReturnType<SchemaStore['resolver']> }): CompiledResult {
+    const { query, resolve } = compiled;
+    return query.mode === 'documents'
+      ? { mode: 'documents', page: this.engine.documents(ctx, query, resolve) }
+      : { mode: 'groups', result: this.engine.groups(ctx, query) };
+  }
+
+  /** Where each document number's record lives (live documents only; null otherwise). */
+  locateMany(tenant: string, docNos: number[]): Array<Key | null> {
+    const reader = new FieldReader(this.db);
+    return docNos.map((n) => this.locate(tenant, n, reader));
+  }
+
+  locate(tenant: string, docNo: number, reader = new FieldReader(this.db)): Key | null {
+    const docId = reader.value(tenant, 'b.doc_id', false, docNo) as string | null;
+    if (docId === null) return null;
+    const entity = reader.value(tenant, 'b.entity_id', false, docNo) as string;
+    const partition = reader.value(tenant, 'b.partition', false, docNo) as string | null;
+    return [tenant, partition ?? '', entity, 'doc', docId];
+  }
+
+  // --- backfill steps (called by the backfill activity) ---
+
+  /** The version a backfill should build, or null when it was superseded or the field deleted. */
+  backfillTarget(ref: BackfillRef): WritableVersion | null {
+    const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name);
+    return record?.next?.ver === ref.ver ? { ...record.next, partition_scope: record.partition_scope } : null;
+  }
+
+  /** Live document numbers after `cursor` (exclusive), at most `limit`, and the live total of the scope. */
+  backfillPage(ref: BackfillRef, cursor: number, limit: number): { docNos: number[]; total: number } {
+    const reader = new FieldReader(this.db);
+    const live = reader.liveSet(ref.tenant);
+    const scoped = ref.partition_scope === null ? live : andPartition(reader, ref.tenant, live, ref.partition_scope);
+    const all = toArray(scoped);
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (all[mid]! <= cursor) lo = mid + 1;
+      else hi = mid;
+    }
+    return { docNos: Array.from(all.subarray(lo, lo + limit)), total: all.length };
+  }
+
+  /** Indexes documents into the version and records progress, in one transaction; false when superseded. */
+  async backfillApply(ref: BackfillRef, docs: StoredDocument[], progress: { done: number; total: number }): Promise<boolean> {
+    return this.store.transaction(() => {
+      const target = this.backfillTarget(ref);
+      if (!target) return false;
+      const batch = new WriteBatch(this.db);
+      for (const doc of docs) if (target.partition_scope === null || doc.partition === target.partition_scope) this.index.backfillOne(batch, doc, target);
+      batch.flush();
+      const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name)!;
+      this.schema.put(ref.tenant, { ...record, backfill: `running:${Math.min(progress.done, progress.total)}/${progress.total}` });
+      return true;
+    });
+  }
+
+  /** Switches the field to the built version atomically and drops the old one. */
+  async backfillComplete(ref: BackfillRef): Promise<boolean> {
+    return this.store.transaction(() => {
+      const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name);
+      if (record?.next?.ver !== ref.ver) return false;
+      this.schema.put(ref.tenant, { ...record, active: record.next, next: null, backfill: 'complete' });
+      if (record.active) this.dropVersionSync(ref.tenant, record.active.ver);
+      return true;
+    });
+  }
+
+  async backfillFailed(ref: BackfillRef, reason: string): Promise<void> {
+    await this.store.transaction(() => {
+      const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name);
+      if (record?.next?.ver === ref.ver) this.schema.put(ref.tenant, { ...record, backfill: `failed:${reason}` });
+    });
+  }
+
+  /** Deletes every index entry of a version; call inside a transaction. */
+  private dropVersionSync(t: string, ver: string): void {
+    for (const tag of ['p', 's', 'c']) {
+      const prefix: Key = [t, tag, ver];
+      for (const key of this.db.bin.getKeys({ start: prefix, end: [...prefix, KEY_TOP] })) this.db.bin.remove(key as Key);
+    }
+    const prefix: Key = [t, 'c', ver];
+    for (const key of this.db.meta.getKeys({ start: prefix, end: [...prefix, KEY_TOP] })) this.db.meta.remove(key as Key);
+  }
+}
+
+function andPartition(reader: FieldReader, t: string, live: ReturnType<FieldReader['liveSet']>, partition: string) {
+  const p = reader.posting(t, 'b.partition', partition);
+  const out: typeof live = new Map();
+  for (const [seg, w] of live) {
+    const pw = p.get(seg);
+    if (!pw) continue;
+    const r = new Uint32Array(w.length);
+    for (let i = 0; i < w.length; i++) r[i] = w[i]! & pw[i]!;
+    out.set(seg, r);
+  }
+  return out;
+}
