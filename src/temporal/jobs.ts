@@ -70,7 +70,7 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
     intervalMs: t.health_check_interval_ms,
     timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
     worker: () => worker.readiness(),
-    describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue})`,
+    describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue}${server?.uiUrl ? `, UI ${server.uiUrl}` : ''})`,
   });
   let attributes: Promise<boolean> | null = null;
   const runner = new JobRunner({

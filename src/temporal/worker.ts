@@ -110,7 +110,8 @@ function routeSdkLogs(log: Logger): void {
     const at = (level: LogLevel) => (message: string, meta?: LogMetadata) => sdkLog?.[levels[level]]({ ...meta }, message);
     const logger: TemporalLogger = { log: (level, message, meta) => at(level)(message, meta), trace: at('TRACE'), debug: at('DEBUG'), info: at('INFO'), warn: at('WARN'), error: at('ERROR') };
     try {
-      Runtime.install({ logger });
+      // Core (Rust) logs are forwarded too, so connection retries reach the structured log, not stderr.
+      Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } } });
     } catch {
       /* a Runtime already exists in this process (installed elsewhere); its logger stays */
     }
