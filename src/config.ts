@@ -29,6 +29,19 @@ const EnvSchema = z.object({
   EMBEDDINGS_URL: z.string().url().optional(),
   EMBEDDINGS_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().optional(),
+  /** Dimension of the provider's vectors (`EMBEDDINGS_URL`); the local embedder has 384. */
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(8192).optional(),
+  /** Document and media limits (DECISIONS.md): text content, decoded media, caption, transcript (bytes). */
+  DOCUMENT_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  CAPTION_MAX_BYTES: z.coerce.number().int().positive().default(8 * 1024),
+  TRANSCRIPT_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  /** Owners with at most this many candidate passages are searched exactly (bench/search.ts crossover). */
+  VECTOR_EXACT_MAX: z.coerce.number().int().min(0).default(1000),
+  /** hnswlib search breadth (recall against speed). */
+  VECTOR_EF: z.coerce.number().int().min(10).max(2000).default(100),
+  /** Per-owner vector indexes kept in memory; the least recently used is persisted and dropped. */
+  VECTOR_MAX_OWNERS: z.coerce.number().int().positive().default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),

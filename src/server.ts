@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
-import { DEFAULT_DOCUMENT_LIMITS, mediaRoutesOf, type DocumentServices } from './http/document-services.js';
+import { mediaRoutesOf, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { GraphStore } from './store/graph.js';
@@ -72,8 +72,11 @@ async function startJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
 function createDocumentServices(config: Config, store: ReturnType<typeof openStore>, log: Logger): DocumentServices {
   const documentHooks: DocumentWriteHook[] = [];
   const embedder = createEmbedder(config.env);
-  const backends = createDocumentBackends({ store, dataDir: config.dataDir, encryptionKey: config.env.ENCRYPTION_KEY, embedder, hooks: documentHooks, log });
-  return { ...backends, embedder, limits: DEFAULT_DOCUMENT_LIMITS, mediaRoutes: mediaRoutesOf(config) };
+  const { env } = config;
+  const settings = { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, maxOwners: env.VECTOR_MAX_OWNERS };
+  const backends = createDocumentBackends({ store, dataDir: config.dataDir, encryptionKey: env.ENCRYPTION_KEY, embedder, hooks: documentHooks, settings, log });
+  const limits = { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES };
+  return { ...backends, embedder, limits, mediaRoutes: mediaRoutesOf(config) };
 }
 
 function loadKeys(config: Config, log: Logger): KeyRing {
