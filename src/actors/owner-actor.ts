@@ -94,7 +94,7 @@ export class OwnerActor {
       const plan = planAssertion({ chain, explicitTarget, incoming, now });
       for (const { fact_id, invalid_from } of plan.invalidations) {
         const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;
-        if (stored) graph.putFact(this.scope, applyInvalidation(stored, invalid_from, now));
+        if (stored) graph.putFact(this.scope, applyInvalidation(stored, invalid_from, now), stored);
       }
       graph.putFact(this.scope, plan.fact);
       return plan.fact;
@@ -106,7 +106,7 @@ export class OwnerActor {
       const fact = this.deps.graph.getFact(this.scope, id);
       if (!fact) throw notFound(`fact ${id}`);
       const retracted = retractFact(fact, now);
-      if (retracted !== fact) this.deps.graph.putFact(this.scope, retracted);
+      if (retracted !== fact) this.deps.graph.putFact(this.scope, retracted, fact);
       return retracted;
     });
   }
@@ -125,7 +125,7 @@ export class OwnerActor {
         if (id !== null && graph.getRelationship(this.scope, id)?.invalid_from === null) activeRelationshipIds.add(id);
       }
       const plan = planConsolidation({ facts, activeRelationshipIds });
-      for (const { fact } of plan.retract) graph.putFact(this.scope, retractFact(fact, now));
+      for (const { fact } of plan.retract) graph.putFact(this.scope, retractFact(fact, now), fact);
       return plan.report;
     });
   }

@@ -75,14 +75,22 @@ export class GraphStore {
     return this.store.records.get([...scopeKey(scope), 'fact', id]) as Fact | undefined;
   }
 
-  putFact(scope: Scope, fact: Fact): void {
+  /**
+   * Writes a fact and its index entries. With `previous` (the stored version of the same fact), only the
+   * entries that depend on its state change: subject, predicate and `observed_at` are immutable.
+   */
+  putFact(scope: Scope, fact: Fact, previous?: Fact): void {
     const s = scopeKey(scope);
     const { fact_id: id, observed_at: at } = fact;
     this.store.records.put([...s, 'fact', id], fact);
-    this.store.index.put([...s, 'f_obs', at, id], true);
-    this.store.index.put([...s, 'f_sp', fact.subject_type, fact.subject_id ?? '', fact.predicate, at, id], true);
-    this.store.index.put([...s, 'f_pred', fact.predicate, at, id], true);
     const sp = [fact.subject_type, fact.subject_id ?? '', fact.predicate, at, id];
+    if (!previous) {
+      this.store.index.put([...s, 'f_obs', at, id], true);
+      this.store.index.put([...s, 'f_sp', ...sp], true);
+      this.store.index.put([...s, 'f_pred', fact.predicate, at, id], true);
+    } else if ((previous.invalid_from === null) === (fact.invalid_from === null)) {
+      return;
+    }
     if (fact.invalid_from === null) {
       this.store.index.put([...s, 'f_act', at, id], true);
       this.store.index.put([...s, 'f_spa', ...sp], true);
@@ -104,15 +112,16 @@ export class GraphStore {
    * before it. Bounded by the key's active set, not by its history, so long chains stay cheap to extend.
    */
   factNeighbourhood(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): Fact[] {
-    const sp = [subjectType, subjectId ?? '', predicate];
-    const s = scopeKey(scope);
+    const sp = [...scopeKey(scope), 'f_sp', subjectType, subjectId ?? '', predicate];
     const load = (id: string): Fact | undefined => this.getFact(scope, id);
     const all = () => true;
     const found = new Map<string, Fact>();
     const add = (facts: Fact[]) => facts.forEach((f) => found.set(f.fact_id, f));
-    add(this.collect([...s, 'f_spa', ...sp], false, load, all, Infinity));
-    add(this.collect([...s, 'f_sp', ...sp], false, load, all, Infinity, [at + 1]));
-    add(this.collect([...s, 'f_sp', ...sp], true, load, all, NEIGHBOURS_BEFORE, [at]));
+    add(this.collect([...scopeKey(scope), 'f_spa', subjectType, subjectId ?? '', predicate], false, load, all, Infinity));
+    const later = this.collect(sp, false, load, all, Infinity, [at + 1]);
+    add(later);
+    // Only an out-of-order assertion (something observed after it) can cut short an earlier fact.
+    if (later.length > 0) add(this.collect(sp, true, load, all, NEIGHBOURS_BEFORE, [at]));
     return [...found.values()];
   }
 

@@ -160,6 +160,23 @@ describe('facts', () => {
     expect(atBoundary.body.facts.map((f: any) => f.value)).toEqual(['Paris']);
   });
 
+  it('slots an observation between two known ones into the timeline', async () => {
+    const owner = 'between-owner';
+    const at = (value: string, day: string) =>
+      svc.call('POST', `/v1/memory/facts?${q(owner)}`, { body: { predicate: 'job', value, observed_at: `2026-01-${day}T00:00:00Z` } });
+    await at('intern', '01');
+    await at('lead', '20');
+    const middle = await at('engineer', '10');
+    expect(middle.body.invalid_from).toBe('2026-01-20T00:00:00.000Z');
+    const valueAt = async (day: string) =>
+      (await svc.call('GET', `/v1/memory/facts?${q(owner, `&as_of=2026-01-${day}T12:00:00Z`)}`)).body.facts.map((f: any) => f.value);
+    expect(await valueAt('05')).toEqual(['intern']);
+    expect(await valueAt('15')).toEqual(['engineer']);
+    expect(await valueAt('25')).toEqual(['lead']);
+    const chain = await svc.call('GET', `/v1/memory/facts?${q(owner, '&history=true&subject_type=owner&predicate=job')}`);
+    expect(chain.body.facts.map((f: any) => f.value)).toEqual(['intern', 'engineer', 'lead']);
+  });
+
   it('asserts facts about nodes and edges, and 404s unknown subjects', async () => {
     const owner = 'subject-owner';
     await svc.call('POST', `/v1/memory/entities?${q(owner)}`, { body: { entity_type: 'person', memory_entity_id: 'bob' } });
