@@ -13,6 +13,7 @@ export const KEYS = {
   globex: 'sk_test_globex_0123456789abcdef',
   platform: 'sk_test_platform_0123456789abcdef',
   clinic: 'sk_test_clinic_0123456789abcdef',
+  limited: 'sk_test_limited_0123456789abcdef',
 } as const;
 
 export function testKeyRing(): KeyRing {
@@ -21,6 +22,7 @@ export function testKeyRing(): KeyRing {
     { key: KEYS.globex, tenant: 'globex', principal: 'globex-backend' },
     { key: KEYS.platform, tenant: 'platform', principal: 'platform', multiTenant: true },
     { key: KEYS.clinic, tenant: 'clinic', principal: 'clinic-backend', phiStrict: true },
+    { key: KEYS.limited, tenant: 'limited', principal: 'limited', rateLimit: { per_second: 1, burst: 3 } },
   ]);
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { KEYS, startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
@@ -35,6 +35,23 @@ describe('status, auth and request ids', () => {
     const replaced = await svc.call('GET', '/v1/memory/nope?entity_id=u', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(replaced.body.request_id).not.toBe('bad id with spaces');
     expect(replaced.body.request_id).toBe(replaced.headers.get('x-request-id'));
+  });
+});
+
+describe('rate limits', () => {
+  it('a key over its burst gets 429 with Retry-After; other keys are unaffected', async () => {
+    const statuses: number[] = [];
+    let limited: Awaited<ReturnType<TestService['call']>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      const res = await svc.call('GET', '/v1/memory/facts?entity_id=u', { key: KEYS.limited });
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses.slice(3)).toEqual([429, 429]);
+    expect(limited!.body.code).toBe('rate_limited');
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await svc.call('GET', '/v1/memory/facts?entity_id=u')).status).toBe(200);
   });
 });
 
