@@ -30,7 +30,7 @@ describe('embedded Temporal dev server (TEMPORAL_ADDRESS unset)', () => {
   });
 
   it('serves consolidation, shows the UI, persists under DATA_DIR, and stops the server on shutdown', async () => {
-    const status = await (await fetch(`${service.url}/status`)).json();
+    const status = (await (await fetch(`${service.url}/status`)).json()) as { temporal: { ready: boolean; detail: string } };
     expect(status.temporal.ready).toBe(true);
     const [, address, ui] = /^(127\.0\.0\.1:\d+) .*UI (http:\/\/127\.0\.0\.1:\d+)/.exec(status.temporal.detail) ?? [];
     expect(address).toBeDefined();
