@@ -45,6 +45,11 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
+  /** Structured query caps (DECISIONS.md): groups of a Mode B answer, candidate documents of any query. */
+  QUERY_MAX_GROUPS: z.coerce.number().int().positive().default(10_000),
+  QUERY_MAX_SCANNED: z.coerce.number().int().positive().default(1_000_000),
+  /** Documents a field backfill indexes per transaction (and per heartbeat). */
+  BACKFILL_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(500),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
 });
 

@@ -9,6 +9,7 @@ import { createApp } from './http/app.js';
 import { mediaRoutesOf, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
+import { FieldService } from './store/fields.js';
 import { GraphStore } from './store/graph.js';
 import { openStore } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
@@ -34,11 +35,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const graph = new GraphStore(store);
   const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
   const keys = options.keys ?? loadKeys(config, log);
-  const documents = createDocumentServices(config, store, log);
+  const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
+  const documents = createDocumentServices(config, store, log, [fields.index]);
   const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
   const jobs = await startJobs(config, { store, graph, actors, log, documents, media });
   documents.captioner = { caption: (input) => jobs.captionMedia(input) };
-  const deps: AppDeps = { store, graph, actors, keys, clock, log, jobs, documents, jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES };
+  const deps: AppDeps = {
+    store, graph, actors, keys, clock, log, jobs, documents, fields,
+    documentFields: (doc) => fields.documentFields(doc),
+    jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES,
+  };
   const app = createApp(deps);
   const server = await listen(app.callback() as RequestListener, config.env.PORT, config.env.HOST);
   const { port } = server.address() as AddressInfo;
@@ -69,8 +75,7 @@ async function startJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
 }
 
 /** Documents, blobs, embeddings and vector indexes. `documentHooks` is where field indexes plug in. */
-function createDocumentServices(config: Config, store: ReturnType<typeof openStore>, log: Logger): DocumentServices {
-  const documentHooks: DocumentWriteHook[] = [];
+function createDocumentServices(config: Config, store: ReturnType<typeof openStore>, log: Logger, documentHooks: DocumentWriteHook[]): DocumentServices {
   const embedder = createEmbedder(config.env);
   const { env } = config;
   const settings = { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, maxOwners: env.VECTOR_MAX_OWNERS };

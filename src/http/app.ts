@@ -12,7 +12,9 @@ import { registerEntityRoutes } from './routes/entities.js';
 import { registerMediaRoutes } from './routes/media.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
+import { registerQueryRoute } from './routes/query.js';
 import { registerRelationshipRoutes } from './routes/relationships.js';
+import { registerSchemaRoutes } from './routes/schema.js';
 import { registerStatusRoute } from './routes/status.js';
 
 /**
@@ -31,6 +33,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerDocumentRoutes(v1, deps);
   registerSearchRoutes(v1, deps);
   registerMediaRoutes(v1, deps);
+  registerSchemaRoutes(v1, deps);
+  registerQueryRoute(v1, deps);
   for (const register of deps.extraRoutes ?? []) register(v1, deps);
 
   const root = createRouter();

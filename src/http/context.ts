@@ -7,6 +7,7 @@ import type { ConsolidationReport } from '../domain/consolidation.js';
 import type { Scope } from '../domain/scope.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { Logger } from '../log.js';
+import type { BackfillRef, FieldService } from '../store/fields.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import type { DocumentServices } from './document-services.js';
@@ -24,6 +25,11 @@ export interface JobsPort {
   readiness(): Readiness;
   /** Runs consolidation for one owner scope and answers with its report once it has completed. */
   consolidate(scope: Scope): Promise<ConsolidationReport>;
+  /**
+   * Starts (does not await) the backfill workflow of one field version; a running backfill of the same
+   * field is cancelled. Absent on nodes that cannot run it: the schema route then answers 503.
+   */
+  backfillField?(ref: BackfillRef): Promise<void>;
 }
 
 /** Everything the HTTP layer needs, built by the composition root (`main.ts`) or by tests. */
@@ -41,6 +47,8 @@ export interface AppDeps {
   documents?: DocumentServices;
   /** Declared field values of a document for its record (the field indexes provide it). */
   documentFields?: (doc: StoredDocument) => DocumentFieldValues;
+  /** Field schema, field indexes and the structured query engine; their routes answer 503 when absent. */
+  fields?: FieldService;
   /** Extra route modules (documents, search, schema, ...) that register on the /v1 router. */
   extraRoutes?: Array<(router: AppRouter, deps: AppDeps) => void>;
 }

@@ -59,21 +59,22 @@ export const columnKey = (t: string, ver: string, chunk: number): Key => [t, 'c'
  * callback, so every read-modify-write of tenant-wide structures sees the transaction's own state.
  */
 export class WriteBatch {
-  private readonly containers = new Map<string, { key: Key; words: Uint32Array }>();
+  private readonly containers = new Map<string, ContainerDelta>();
   private readonly columns = new Map<string, { key: Key; numeric: boolean; data: ColumnArray }>();
 
   constructor(private readonly db: FieldDb) {}
 
   setBit(key: Key, docNo: number, present: boolean): void {
-    const words = this.container(key);
-    const low = docNo & (SEG_SIZE - 1);
-    if (present) words[low >>> 5]! |= 1 << (low & 31);
-    else words[low >>> 5]! &= ~(1 << (low & 31));
+    this.container(key).delta.set(docNo & (SEG_SIZE - 1), present);
   }
 
   hasBit(key: Key, docNo: number): boolean {
+    const entry = this.container(key);
     const low = docNo & (SEG_SIZE - 1);
-    return (this.container(key)[low >>> 5]! & (1 << (low & 31))) !== 0;
+    const changed = entry.delta.get(low);
+    if (changed !== undefined) return changed;
+    entry.stored ??= this.db.bin.get(key) ?? null;
+    return entry.stored !== null && containerHas(entry.stored, low);
   }
 
   getValue(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
@@ -94,10 +95,12 @@ export class WriteBatch {
   }
 
   flush(): void {
-    for (const { key, words } of this.containers.values()) {
-      const bytes = encodeContainer(words);
-      if (bytes) this.db.bin.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      else this.db.bin.remove(key);
+    for (const entry of this.containers.values()) {
+      if (entry.delta.size === 0) continue;
+      const stored = entry.stored !== undefined ? entry.stored : (this.db.bin.get(entry.key) ?? null);
+      const bytes = applyDelta(stored, entry.delta);
+      if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      else if (stored) this.db.bin.remove(entry.key);
     }
     for (const { key, numeric, data } of this.columns.values()) {
       if (numeric) {
@@ -114,15 +117,11 @@ export class WriteBatch {
     this.columns.clear();
   }
 
-  private container(key: Key): Uint32Array {
+  private container(key: Key): ContainerDelta {
     const id = cacheId(key);
     let entry = this.containers.get(id);
-    if (!entry) {
-      const stored = this.db.bin.get(key);
-      entry = { key, words: stored ? decodeContainer(stored) : new Uint32Array(SEG_SIZE >>> 5) };
-      this.containers.set(id, entry);
-    }
-    return entry.words;
+    if (!entry) this.containers.set(id, (entry = { key, stored: undefined, delta: new Map() }));
+    return entry;
   }
 
   private column(t: string, ver: string, numeric: boolean, chunk: number): ColumnArray {
@@ -135,6 +134,60 @@ export class WriteBatch {
     }
     return entry.data;
   }
+}
+
+/** Pending bit changes of one container; `stored` is read lazily (undefined: not read yet). */
+interface ContainerDelta {
+  key: Key;
+  stored: Uint8Array | null | undefined;
+  delta: Map<number, boolean>;
+}
+
+const ARRAY_MAX = 4095;
+
+function containerHas(bytes: Uint8Array, low: number): boolean {
+  if (bytes.byteLength === SEG_SIZE >>> 3) return (bytes[low >>> 3]! & (1 << (low & 7))) !== 0;
+  let lo = 0;
+  let hi = (bytes.byteLength >>> 1) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = bytes[mid * 2]! | (bytes[mid * 2 + 1]! << 8);
+    if (v === low) return true;
+    if (v < low) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** Applies bit changes to a stored container; stays an array container while small (no 8 KiB bitset). */
+function applyDelta(stored: Uint8Array | null, delta: Map<number, boolean>): Uint8Array | null {
+  if (stored === null || stored.byteLength !== SEG_SIZE >>> 3) {
+    const members = new Set<number>();
+    if (stored) for (let i = 0; i + 1 < stored.byteLength; i += 2) members.add(stored[i]! | (stored[i + 1]! << 8));
+    for (const [low, present] of delta) {
+      if (present) members.add(low);
+      else members.delete(low);
+    }
+    if (members.size === 0) return null;
+    if (members.size <= ARRAY_MAX) {
+      const sorted = Uint16Array.from(members).sort();
+      const out = new Uint8Array(sorted.length * 2);
+      for (let i = 0; i < sorted.length; i++) {
+        out[i * 2] = sorted[i]! & 0xff;
+        out[i * 2 + 1] = sorted[i]! >>> 8;
+      }
+      return out;
+    }
+    const words = new Uint32Array(SEG_SIZE >>> 5);
+    for (const low of members) words[low >>> 5]! |= 1 << (low & 31);
+    return encodeContainer(words);
+  }
+  const words = decodeContainer(stored);
+  for (const [low, present] of delta) {
+    if (present) words[low >>> 5]! |= 1 << (low & 31);
+    else words[low >>> 5]! &= ~(1 << (low & 31));
+  }
+  return encodeContainer(words);
 }
 
 function cacheId(key: Key): string {

@@ -111,16 +111,16 @@ export class FieldService {
     return { query: compileQuery(request, resolve, this.caps.maxGroups), resolve };
   }
 
-  run(ctx: QueryContext, compiled: { query: CompiledQuery; resolve: ReturnType<SchemaStore['resolver']> }): CompiledResult {
+  /** `reader` may be passed to count the index entries a query touches (the bench does). */
+  run(ctx: QueryContext, compiled: { query: CompiledQuery; resolve: ReturnType<SchemaStore['resolver']> }, reader = new FieldReader(this.db)): CompiledResult {
     const { query, resolve } = compiled;
     return query.mode === 'documents'
-      ? { mode: 'documents', page: this.engine.documents(ctx, query, resolve) }
-      : { mode: 'groups', result: this.engine.groups(ctx, query) };
+      ? { mode: 'documents', page: this.engine.documents(ctx, query, resolve, reader) }
+      : { mode: 'groups', result: this.engine.groups(ctx, query, reader) };
   }
 
   /** Where each document number's record lives (live documents only; null otherwise). */
-  locateMany(tenant: string, docNos: number[]): Array<Key | null> {
-    const reader = new FieldReader(this.db);
+  locateMany(tenant: string, docNos: number[], reader = new FieldReader(this.db)): Array<Key | null> {
     return docNos.map((n) => this.locate(tenant, n, reader));
   }
 
