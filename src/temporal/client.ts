@@ -1,10 +1,9 @@
 import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
-import type { Scope } from '../domain/scope.js';
 import { unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import { jobError } from './failures.js';
 import type { TemporalHealth } from './health.js';
-import { jobMemo, jobSearchAttributes, jobWorkflowId } from './search-attributes.js';
+import { jobMemo, jobSearchAttributes, jobWorkflowId, type JobScope } from './search-attributes.js';
 
 export interface JobRunnerOptions {
   connection: Connection;
@@ -23,12 +22,18 @@ export interface JobRunnerOptions {
 export interface JobRequest {
   /** Job name: the first part of the workflow id and the EngramJob search attribute. */
   job: string;
-  scope: Scope;
+  /** The owner scope, or a tenant scope for tenant-wide jobs. */
+  scope: JobScope;
   /** Registered workflow function name (workflows/index.ts). */
   workflowType: string;
   args: unknown[];
   /** Overrides the per-scope workflow id, for jobs that run once per record (e.g. captioning one media). */
   workflowId?: string;
+  /**
+   * What happens when a run with the same id is still running: `USE_EXISTING` (default) joins it;
+   * `TERMINATE_EXISTING` replaces it (a newer request makes the running one obsolete).
+   */
+  conflict?: 'USE_EXISTING' | 'TERMINATE_EXISTING';
 }
 
 /** A client connection that does not connect until first used, so startup never blocks on the cluster. */
@@ -50,7 +55,17 @@ export class JobRunner {
     this.client = new Client({ connection: options.connection, namespace: options.namespace });
   }
 
-  async execute<R>(request: JobRequest): Promise<R> {
+  /** Starts the job (or joins its running run) and waits for its result. */
+  execute<R>(request: JobRequest): Promise<R> {
+    return this.call(request, true) as Promise<R>;
+  }
+
+  /** Starts the job and returns once Temporal has accepted it (the run continues on its own). */
+  async start(request: JobRequest): Promise<{ workflowId: string; runId: string }> {
+    return (await this.call(request, false)) as { workflowId: string; runId: string };
+  }
+
+  private async call(request: JobRequest, awaitResult: boolean): Promise<unknown> {
     const { connection, health } = this.options;
     const ready = health.readiness();
     if (!ready.ready) throw unavailable(`${request.job} needs Temporal, which is not ready (${ready.detail}); retry later`);
@@ -69,7 +84,7 @@ export class JobRunner {
         const handle = await connection.withDeadline(Date.now() + this.options.startTimeoutMs, () =>
           this.client.workflow.start(request.workflowType, startOptions),
         );
-        return (await handle.result()) as R;
+        return awaitResult ? await handle.result() : { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
       });
     } catch (error) {
       const mapped = jobError(request.job, error, interrupted);
@@ -88,7 +103,7 @@ export class JobRunner {
       taskQueue: this.options.taskQueue,
       workflowId: request.workflowId ?? jobWorkflowId(request.job, request.scope),
       args: request.args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdConflictPolicy: request.conflict ?? 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       workflowExecutionTimeout: this.options.executionTimeoutMs,
       memo: jobMemo(request.job, request.scope),

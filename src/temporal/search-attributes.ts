@@ -1,6 +1,9 @@
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import type { Scope } from '../domain/scope.js';
+import type { Scope, TenantScope } from '../domain/scope.js';
+
+/** An owner scope, or a tenant-wide one for jobs that are not about one owner (e.g. a field backfill). */
+export type JobScope = Scope | TenantScope;
 
 /**
  * Custom search attributes on every Engram job, so an operator can list one owner's runs in the UI
@@ -19,29 +22,32 @@ export function searchAttributeFlags(): string[] {
   return Object.values(SEARCH_ATTRIBUTES).map((key) => `${key.name}=Keyword`);
 }
 
-export function jobSearchAttributes(job: string, scope: Scope): TypedSearchAttributes {
+export function jobSearchAttributes(job: string, scope: JobScope): TypedSearchAttributes {
   const pairs = [
     { key: SEARCH_ATTRIBUTES.job, value: job },
     { key: SEARCH_ATTRIBUTES.tenant, value: scope.tenant },
-    { key: SEARCH_ATTRIBUTES.owner, value: scope.entityId },
   ];
+  if ('entityId' in scope) pairs.push({ key: SEARCH_ATTRIBUTES.owner, value: scope.entityId });
   if (scope.partition !== null) pairs.push({ key: SEARCH_ATTRIBUTES.partition, value: scope.partition });
   return new TypedSearchAttributes(pairs);
 }
 
 /**
- * The workflow id of a job for one scope: `<job>/<tenant>/<partition>/<entity_id>`, each part
- * URI-encoded so a `/` inside an id cannot shift the parts; an absent partition is an empty part.
- * One id per job and scope is what keeps two runs of a job on one scope from overlapping.
+ * The workflow id of a job for one scope: `<job>/<tenant>/<partition>/<entity_id>` (tenant-wide jobs
+ * stop after the partition), each part URI-encoded so a `/` inside an id cannot shift the parts; an
+ * absent partition is an empty part. One id per job and scope is what keeps two runs of a job on one
+ * scope from overlapping.
  */
-export function jobWorkflowId(job: string, scope: Scope): string {
+export function jobWorkflowId(job: string, scope: JobScope): string {
   const part = encodeURIComponent;
-  return `${job}/${part(scope.tenant)}/${part(scope.partition ?? '')}/${part(scope.entityId)}`;
+  const base = `${job}/${part(scope.tenant)}/${part(scope.partition ?? '')}`;
+  return 'entityId' in scope ? `${base}/${part(scope.entityId)}` : base;
 }
 
 /** The memo shown on the run in the UI: identifiers of the scope (partition only when set), no owner content. */
-export function jobMemo(job: string, scope: Scope): Record<string, string> {
-  const memo: Record<string, string> = { job, tenant: scope.tenant, entity_id: scope.entityId };
+export function jobMemo(job: string, scope: JobScope): Record<string, string> {
+  const memo: Record<string, string> = { job, tenant: scope.tenant };
+  if ('entityId' in scope) memo.entity_id = scope.entityId;
   if (scope.partition !== null) memo.partition = scope.partition;
   return memo;
 }
