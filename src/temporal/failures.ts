@@ -10,7 +10,7 @@ const APP_CODES: ReadonlySet<string> = new Set<ErrorCode>([
 /**
  * Maps what a job run threw to the AppError the route answers with:
  * - an ApplicationFailure typed with an AppError code (activities/failures.ts) keeps its code and message;
- * - Temporal unreachable, a call past its deadline, or a wait cut short → 503 `unavailable`;
+ * - Temporal unreachable or overloaded, a call past its deadline, or a wait cut short → 503 `unavailable`;
  * - anything else (a bug, a timed-out workflow) → 500 `internal`, its detail in the log only.
  */
 export function jobError(job: string, error: unknown, interrupted: string | null): AppError {
@@ -21,10 +21,22 @@ export function jobError(job: string, error: unknown, interrupted: string | null
     return new AppError(code, failure.message, { cause: error, expose: code !== 'internal' });
   }
   if (interrupted !== null) return unavailable(`${job} could not complete: ${interrupted}; retry later`, error);
-  if (isGrpcServiceError(error) || isConnectionError(error)) {
-    return unavailable(`${job} needs Temporal, which is not reachable right now; retry later`, error);
-  }
+  if (isTransient(error)) return unavailable(`${job} needs Temporal, which is not reachable right now; retry later`, error);
   return new AppError('internal', `${job} failed`, { cause: error });
+}
+
+// gRPC codes that mean "the cluster cannot serve now": CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE.
+const TRANSIENT_GRPC_CODES = new Set([1, 4, 8, 14]);
+
+/** Whether the error (or any cause: the client wraps gRPC errors in ServiceError) says "not reachable now". */
+function isTransient(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 10; depth++) {
+    if (isGrpcServiceError(current)) return TRANSIENT_GRPC_CODES.has(current.code);
+    if (/ECONNREFUSED|ECONNRESET|UNAVAILABLE|DEADLINE_EXCEEDED|tcp connect error|Failed to connect/i.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function applicationFailure(error: unknown): ApplicationFailure | null {
@@ -34,9 +46,4 @@ function applicationFailure(error: unknown): ApplicationFailure | null {
     current = current.cause;
   }
   return null;
-}
-
-function isConnectionError(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
-  return /ECONNREFUSED|UNAVAILABLE|DEADLINE_EXCEEDED|CANCELLED|Failed to connect|connection/i.test(text);
 }
