@@ -1,5 +1,6 @@
 import type { ActorRegistry } from '../src/actors/registry.js';
 import type { Logger } from '../src/log.js';
+import type { FieldService } from '../src/store/fields.js';
 import type { GraphStore } from '../src/store/graph.js';
 import type { Store } from '../src/store/lmdb.js';
 
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   graph: GraphStore;
   store: Store;
   log: Logger;
+  /** Field indexes, for the field backfill. */
+  fields?: FieldService;
 }

@@ -1,3 +1,4 @@
+import { createBackfillFieldActivities } from './backfill-field.js';
 import { createCaptionMediaActivities } from './caption-media.js';
 import { createConsolidateActivities } from './consolidate.js';
 import type { ActivityDeps } from './deps.js';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createConsolidateActivities(deps),
     ...createCaptionMediaActivities(deps),
+    ...createBackfillFieldActivities(deps),
   };
 }
 

@@ -38,7 +38,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
   const documents = createDocumentServices(config, store, log, [fields.index]);
   const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
-  const jobs = await startJobs(config, { store, graph, actors, log, documents, media });
+  const jobs = await startJobs(config, { store, graph, actors, log, documents, media, fields, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
   documents.captioner = { caption: (input) => jobs.captionMedia(input) };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,

@@ -156,13 +156,22 @@ export class FieldService {
     return { docNos: Array.from(all.subarray(lo, lo + limit)), total: all.length };
   }
 
-  /** Indexes documents into the version and records progress, in one transaction; false when superseded. */
-  async backfillApply(ref: BackfillRef, docs: StoredDocument[], progress: { done: number; total: number }): Promise<boolean> {
+  /**
+   * Indexes documents into the version and records progress, in one transaction; false when the
+   * version was superseded or the field deleted. Documents are read inside the transaction, so a
+   * concurrent delete or update cannot be overwritten with a stale copy.
+   */
+  async backfillApply(ref: BackfillRef, docNos: number[], progress: { done: number; total: number }): Promise<boolean> {
     return this.store.transaction(() => {
       const target = this.backfillTarget(ref);
       if (!target) return false;
       const batch = new WriteBatch(this.db);
-      for (const doc of docs) if (target.partition_scope === null || doc.partition === target.partition_scope) this.index.backfillOne(batch, doc, target);
+      const reader = new FieldReader(this.db);
+      for (const docNo of docNos) {
+        const key = this.locate(ref.tenant, docNo, reader);
+        const doc = key ? (this.store.records.get(key) as StoredDocument | undefined) : undefined;
+        if (doc && (target.partition_scope === null || doc.partition === target.partition_scope)) this.index.backfillOne(batch, doc, target);
+      }
       batch.flush();
       const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name)!;
       this.schema.put(ref.tenant, { ...record, backfill: `running:${Math.min(progress.done, progress.total)}/${progress.total}` });

@@ -1,6 +1,7 @@
 import { createActivities } from '../../activities/index.js';
 import type { CaptionMediaSettings } from '../../activities/caption-media.js';
 import type { CaptionMediaInput } from '../../workflows/caption-media.js';
+import type { BackfillFieldInput } from '../../workflows/backfill-field.js';
 import type { ConsolidateInput } from '../../workflows/consolidate.js';
 import type { OwnerRef } from '../../workflows/types.js';
 import type { ActorRegistry } from '../actors/registry.js';
@@ -12,6 +13,7 @@ import type { JobsPort } from '../http/context.js';
 import type { DocumentServices } from '../http/document-services.js';
 import type { Logger } from '../log.js';
 import type { GraphStore } from '../store/graph.js';
+import type { BackfillRef, FieldService } from '../store/fields.js';
 import type { Store } from '../store/lmdb.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';
@@ -33,6 +35,9 @@ export interface JobsDeps {
   /** Documents and the media provider settings, for the captioning activity. */
   documents?: DocumentServices;
   media?: CaptionMediaSettings;
+  /** Field indexes and the backfill page size, for the field backfill. */
+  fields?: FieldService;
+  backfillPageSize?: number;
 }
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
@@ -44,6 +49,7 @@ export function disabledJobs(): Jobs {
     readiness: () => ({ ready: false, detail: 'Temporal is disabled (TEMPORAL_ENABLED=false)' }),
     consolidate: async () => off(),
     captionMedia: async () => off(),
+    backfillField: async () => off(),
     stop: async () => {},
   };
 }
@@ -117,6 +123,24 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
         workflowType: 'captionMedia',
         workflowId: `${jobWorkflowId('caption-media', scope)}/${encodeURIComponent(docId)}`,
         args: [input],
+      });
+    },
+    backfillField: async (field: BackfillRef) => {
+      const input: BackfillFieldInput = {
+        field,
+        page_size: deps.backfillPageSize ?? 500,
+        slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
+        activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
+      };
+      const scope = { tenant: field.tenant, partition: field.partition_scope };
+      // One run per field: a re-declaration terminates the running backfill of the old definition.
+      await runner.start({
+        job: 'backfill-field',
+        scope,
+        workflowType: 'backfillField',
+        workflowId: `${jobWorkflowId('backfill-field', scope)}/${encodeURIComponent(field.name)}`,
+        args: [input],
+        conflict: 'TERMINATE_EXISTING',
       });
     },
     stop: async () => {
