@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredDocument } from '../../src/domain/documents.js';
+import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/store/fields-bitset.js';
+import { FieldService } from '../../src/store/fields.js';
+import { openStore, type Store } from '../../src/store/lmdb.js';
+
+describe('segment containers', () => {
+  it('round-trip as a sorted array while small and as a bitset from 4,096 members', () => {
+    for (const n of [1, 10, 4095, 4096, 30000]) {
+      const words = new Uint32Array(2048);
+      const members = Array.from({ length: n }, (_, i) => (i * 7919) % 65536);
+      for (const m of members) words[m >>> 5]! |= 1 << (m & 31);
+      const bytes = encodeContainer(words)!;
+      expect(bytes.byteLength).toBe(n < 4096 ? n * 2 : 8192);
+      expect(Array.from(decodeContainer(bytes))).toEqual(Array.from(words));
+    }
+    expect(encodeContainer(new Uint32Array(2048))).toBeNull();
+  });
+
+  it('lists members across segments in ascending order', () => {
+    const set: DocSet = new Map();
+    const add = (n: number) => orInto(set, new Map([[n >>> 16, (() => { const w = new Uint32Array(2048); w[(n & 0xffff) >>> 5] = 1 << (n & 31); return w; })()]]));
+    [70000, 3, 65535, 65536].forEach(add);
+    expect(Array.from(toArray(set))).toEqual([3, 65535, 65536, 70000]);
+    expect(cardinality(set)).toBe(4);
+  });
+});
+
+describe('field index hook: coverage and mismatch_count stay exact as documents come and go', () => {
+  let dir: string;
+  let store: Store;
+  let fields: FieldService;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engram-fields-'));
+    store = openStore(dir);
+    fields = new FieldService(store, { maxGroups: 100, maxScanned: 100_000 });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const doc = (i: number, n: string | number | null): StoredDocument => ({
+    doc_id: `doc_${i}`, cid: 'c', tenant: 't', entity_id: `e${i % 3}`, partition: i % 2 ? 'p' : null, modality: 'text', content_type: 'text/plain',
+    title: null, content: `body ${i}`, derived_text: null, derived_by: null, filename: null, metadata: n === null ? {} : { n }, tags: [], source: null,
+    readers: null, created_at: i, updated_at: i, deleted_at: null,
+  });
+
+  it('counts values and mismatches through inserts, updates, soft deletes, restores and hard deletes', async () => {
+    await fields.declare('t', [{ name: 'n', type: 'int', source: { metadata: 'n' }, partition_scope: null }, { name: 'pn', type: 'int', source: { metadata: 'n' }, partition_scope: 'p' }], () => {});
+    const live = new Map<number, StoredDocument>();
+    const write = (prev: StoredDocument | undefined, next: StoredDocument | undefined) => store.transaction(() => fields.index.onDocumentWrite(prev, next));
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const value = () => (rnd() < 0.2 ? null : rnd() < 0.3 ? 'bad' : Math.floor(rnd() * 100));
+    for (let step = 0; step < 3000; step++) {
+      const i = Math.floor(rnd() * 400);
+      const prev = live.get(i);
+      const r = rnd();
+      let next: StoredDocument | undefined;
+      if (!prev) next = doc(i, value());
+      else if (r < 0.4) next = { ...prev, metadata: doc(i, value()).metadata };
+      else if (r < 0.7) next = { ...prev, deleted_at: prev.deleted_at === null ? 1 : null };
+      else next = undefined;
+      await write(prev, next);
+      if (next) live.set(i, next);
+      else live.delete(i);
+    }
+    const docs = [...live.values()].filter((d) => d.deleted_at === null);
+    const expected = (scoped: boolean) => {
+      const inScope = docs.filter((d) => !scoped || d.partition === 'p');
+      return {
+        coverage: inScope.filter((d) => typeof d.metadata.n === 'number').length,
+        mismatch_count: inScope.filter((d) => d.metadata.n === 'bad').length,
+      };
+    };
+    const listing = fields.list('t');
+    const pick = (name: string) => {
+      const f = listing.find((x) => x.name === name)!;
+      return { coverage: f.coverage, mismatch_count: f.mismatch_count };
+    };
+    expect(pick('n')).toEqual(expected(false));
+    expect(pick('pn')).toEqual(expected(true));
+  });
+});
