@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -18,7 +19,8 @@ let workflowId: string;
  * against the current workflow code: a change that breaks determinism fails here.
  */
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // The changed-workflow case makes the core warn about non-determinism on purpose; keep it off stderr.
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   svc = await startTestService({
     env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `replay-${randomUUID()}` },
   });
@@ -41,6 +43,17 @@ afterAll(async () => {
 });
 
 describe('consolidate workflow replay', () => {
+  it('runs on one protobufjs copy shared by every SDK package (histories from JSON break with several)', () => {
+    const root = createRequire(import.meta.url);
+    const protobufjsOf = (pkg: string) => {
+      const path = createRequire(root.resolve(pkg)).resolve('protobufjs/package.json');
+      return `${path}@${(root(path) as { version: string }).version}`;
+    };
+    const copies = new Set(['@temporalio/common', '@temporalio/proto', '@temporalio/worker', '@temporalio/client'].map(protobufjsOf));
+    expect([...copies]).toHaveLength(1);
+    expect([...copies][0]).toMatch(/@8\./);
+  });
+
   it('replays a recorded history with the current workflow code', async () => {
     expect(JSON.parse(recordedJson).events.length).toBeGreaterThan(5);
     await expect(Worker.runReplayHistory({ workflowsPath: WORKFLOWS }, historyFromJSON(JSON.parse(recordedJson)), workflowId)).resolves.toBeUndefined();
