@@ -60,7 +60,8 @@ export class FieldService {
   list(tenant: string, scope?: string | null): FieldListing[] {
     const reader = new FieldReader(this.db);
     return this.schema.list(tenant, scope).map((f) => {
-      const ver = (f.active ?? f.next)!.ver;
+      // Counts follow the latest declaration: while it is being backfilled they show its progress.
+      const ver = (f.next ?? f.active)!.ver;
       return { ...f, coverage: cardinality(reader.set(tenant, ver, 'e')), mismatch_count: cardinality(reader.set(tenant, ver, 'm')) };
     });
   }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawnService, type ServiceProcess } from '../helpers/process.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -69,6 +71,9 @@ describe('field backfill workflow (in-process worker)', () => {
     expect([final.coverage, final.mismatch_count]).toEqual([coverage, mismatch]);
     const q = await svc.call('POST', '/v1/query', { body: { filter: { field: 'n', op: 'lt', value: 10 }, sort: [{ by: 'n' }] } });
     expect(q.body.documents.map((d: { fields: { n: number } }) => d.fields.n)).toEqual([1, 2, 3, 4, 6, 8, 9]);
+    // The recorded history replays against the current workflow code (determinism).
+    const history = await new Client({ connection: temporal }).workflow.getHandle('backfill-field/acme//n').fetchHistory();
+    await Worker.runReplayHistory({ workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)) }, history, 'backfill-field/acme//n');
   });
 
   it('a re-declaration terminates the running backfill and the new definition wins', async () => {
