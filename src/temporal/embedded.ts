@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { missingCliMessage, resolveTemporalCli } from './cli.js';
 import { startDevServer, type DevServer } from './dev-server.js';
+import { forgetDevServer, recordDevServer, stopOrphanedDevServer } from './orphan.js';
 
 /**
  * The embedded default (TEMPORAL_ADDRESS unset): `temporal server start-dev` persisted to
@@ -15,17 +16,28 @@ export async function embeddedDevServer(config: Config, log: Logger): Promise<De
   if (!cli) throw new Error(missingCliMessage(config.env.TEMPORAL_CLI_PATH));
   const dev = config.temporal.dev_server;
   mkdirSync(config.dataDir, { recursive: true });
+  const dbFilename = resolve(join(config.dataDir, dev.db_filename));
+  const pidFile = join(config.dataDir, 'temporal-dev.pid');
+  const orphan = await stopOrphanedDevServer(pidFile, dbFilename);
+  if (orphan !== null) log.warn({ pid: orphan }, 'stopped a Temporal dev server left running by a previous crash');
   const server = await startDevServer({
     cli: cli.path,
     port: dev.port,
     uiPort: dev.ui_port,
     ui: dev.ui,
-    dbFilename: resolve(join(config.dataDir, dev.db_filename)),
+    dbFilename,
     logLevel: dev.log_level,
     namespace: config.temporal.namespace,
     startupTimeoutMs: dev.startup_timeout_ms,
     onOutput: (line) => log.debug({ temporal: line }, 'temporal dev server'),
   });
+  recordDevServer(pidFile, server.pid);
   log.info({ address: server.address, ui: server.uiUrl, cli: cli.path, from: cli.from }, 'embedded Temporal dev server started');
-  return server;
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      forgetDevServer(pidFile);
+    },
+  };
 }

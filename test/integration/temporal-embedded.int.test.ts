@@ -53,6 +53,33 @@ describe('embedded Temporal dev server (TEMPORAL_ADDRESS unset)', () => {
   }, 60_000);
 });
 
+describe('embedded Temporal after the service was SIGKILLed', () => {
+  it('the next start stops the dev server the killed service left behind, then serves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-orphan-'));
+    writeFileSync(join(dir, 'temporal.yaml'), 'dev_server:\n  port: 0\n  ui: false\n  log_level: error\n');
+    const env = { TEMPORAL_ENABLED: 'true', TEMPORAL_CONFIG: join(dir, 'temporal.yaml'), TEMPORAL_TASK_QUEUE: 'orphan-test', DATA_DIR: join(dir, 'data') };
+    let second: ServiceProcess | undefined;
+    try {
+      const first = await spawnService(env);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const orphan = Number(readFileSync(join(dir, 'data', 'temporal-dev.pid'), 'utf8'));
+      expect(isAlive(orphan)).toBe(true);
+
+      second = await spawnService(env);
+      expect(isAlive(orphan)).toBe(false);
+      const status = (await (await fetch(`${second.url}/status`)).json()) as { temporal: { ready: boolean } };
+      expect(status.temporal.ready).toBe(true);
+    } finally {
+      if (second) {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('embedded Temporal without a CLI', () => {
   it('fails startup with a message that says how to get one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-nocli-'));
@@ -64,6 +91,15 @@ describe('embedded Temporal without a CLI', () => {
     }
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Whether something still listens on host:port. */
 function accepts(address: string): Promise<boolean> {
