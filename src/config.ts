@@ -39,7 +39,7 @@ const EnvSchema = z.object({
   /** Owners with at most this many candidate passages are searched exactly (bench/search.ts crossover). */
   VECTOR_EXACT_MAX: z.coerce.number().int().min(0).default(1000),
   /** hnswlib search breadth (recall against speed). */
-  VECTOR_EF: z.coerce.number().int().min(10).max(2000).default(100),
+  VECTOR_EF: z.coerce.number().int().min(10).max(2000).default(400),
   /** Per-owner vector indexes kept in memory; the least recently used is persisted and dropped. */
   VECTOR_MAX_OWNERS: z.coerce.number().int().positive().default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,11 +1,23 @@
-/** Deterministic synthetic text for the search and ingest benchmarks: Zipf-distributed pseudo-words. */
+/**
+ * Deterministic synthetic text for the search and ingest benchmarks. Like real notes, each document is
+ * about one of `topics` topics: half its words come from that topic's own vocabulary, half from a
+ * Zipf-distributed common vocabulary.
+ */
 export function createCorpus(seed = 42, vocabulary = 5000) {
   let s = seed >>> 0;
   const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const syllables = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'dul', 'shi', 'per', 'no', 'gra', 'fen', 'ix', 'bo', 'ta', 'rum', 'sel', 'qua', 'zo', 'han'];
+  // Pseudo-words of 3-10 letters alternating consonants and vowels, so their letter trigrams are about as
+  // varied as a natural language's (words built from a handful of syllables would share most trigrams).
+  const consonants = 'bcdfghjklmnprstvwz';
+  const vowels = 'aeiouy';
   const words = Array.from({ length: vocabulary }, () => {
-    const n = 2 + Math.floor(rand() * 3);
-    return Array.from({ length: n }, () => syllables[Math.floor(rand() * syllables.length)]).join('');
+    const n = 3 + Math.floor(rand() * 8);
+    let w = '';
+    for (let i = 0; i < n; i++) {
+      const set = (i + (rand() < 0.3 ? 1 : 0)) % 2 === 0 ? consonants : vowels;
+      w += set[Math.floor(rand() * set.length)];
+    }
+    return w;
   });
   // Zipf: word i has weight 1/(i+1).
   const cumulative: number[] = [];
@@ -22,9 +34,13 @@ export function createCorpus(seed = 42, vocabulary = 5000) {
     }
     return words[lo]!;
   };
+  const topics = Array.from({ length: 300 }, () => Array.from({ length: 60 }, () => words[Math.floor(rand() * vocabulary)]!));
   return {
     rand,
-    sentence: (min: number, max: number) => Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, word).join(' '),
+    sentence: (min: number, max: number) => {
+      const topic = topics[Math.floor(rand() * topics.length)]!;
+      return Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, () => (rand() < 0.5 ? topic[Math.floor(rand() * topic.length)]! : word())).join(' ');
+    },
     /** A query made of some words of `text` plus one random word, so it has real neighbours. */
     queryFrom: (text: string) => {
       const parts = text.split(' ');

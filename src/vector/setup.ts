@@ -17,7 +17,7 @@ export interface VectorSettings {
   maxOwners: number;
 }
 
-export const DEFAULT_VECTOR_SETTINGS: VectorSettings = { exactMax: 1000, ef: 100, m: 16, efConstruction: 200, maxOwners: 1000 };
+export const DEFAULT_VECTOR_SETTINGS: VectorSettings = { exactMax: 1000, ef: 400, m: 32, efConstruction: 200, maxOwners: 1000 };
 
 export function createEmbedder(env: { EMBEDDINGS_URL?: string | undefined; EMBEDDINGS_KEY?: string | undefined; EMBEDDINGS_MODEL?: string | undefined; EMBEDDINGS_DIMENSIONS?: number | undefined }): Embedder {
   if (!env.EMBEDDINGS_URL) return new LocalEmbedder(384);

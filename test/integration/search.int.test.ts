@@ -117,6 +117,10 @@ describe('search', () => {
     expect(res.body.results).toHaveLength(2);
     expect(res.body.results[0][0].passage).toBe('violin concerto');
     expect(res.body.results[1][0].passage).toBe('tractor engine repair');
+    const alias = await svc.call('POST', '/search/batch?entity_id=s-batch', { body: { queries: [{ q: 'violin', k: 1 }] } });
+    expect(alias.status).toBe(200);
+    expect(alias.headers.get('deprecation')).toBe('true');
+    expect(alias.body.results[0][0].passage).toBe('violin concerto');
     const tooMany = await svc.call('POST', '/v1/search/batch?entity_id=s-batch', { body: { queries: Array.from({ length: 33 }, () => ({ q: 'x' })) } });
     expect(tooMany.status).toBe(400);
   });
