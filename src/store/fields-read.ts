@@ -3,6 +3,8 @@ import { SEG_SHIFT, SEG_SIZE, type DocSet } from './fields-bitset.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
+  STR_CHUNK_SHIFT,
+  STR_CHUNK_SIZE,
   columnKey,
   KEY_STR_MAX,
   KEY_TOP,
@@ -102,11 +104,11 @@ export class FieldReader {
     let chunk: DocValue[] | undefined;
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i]!;
-      if (d >>> CHUNK_SHIFT !== chunkNo) {
-        chunkNo = d >>> CHUNK_SHIFT;
+      if (d >>> STR_CHUNK_SHIFT !== chunkNo) {
+        chunkNo = d >>> STR_CHUNK_SHIFT;
         chunk = this.db.meta.get(columnKey(t, ver, chunkNo)) as DocValue[] | undefined;
       }
-      out[i] = chunk?.[d & (CHUNK_SIZE - 1)] ?? null;
+      out[i] = chunk?.[d & (STR_CHUNK_SIZE - 1)] ?? null;
     }
     return out;
   }
@@ -115,7 +117,8 @@ export class FieldReader {
 
   /** One document's value (random access for tie-breaks and re-checks; chunks cached per reader). */
   value(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const chunkNo = docNo >>> CHUNK_SHIFT;
+    const shift = numeric ? CHUNK_SHIFT : STR_CHUNK_SHIFT;
+    const chunkNo = docNo >>> shift;
     const id = `${ver}\u0001${chunkNo}`;
     let chunk = this.chunkCache.get(id);
     if (!this.chunkCache.has(id)) {
@@ -123,7 +126,7 @@ export class FieldReader {
       chunk = numeric ? readNumericChunk(this.db, key) : (this.db.meta.get(key) as DocValue[] | undefined);
       this.chunkCache.set(id, chunk);
     }
-    const v = chunk?.[docNo & (CHUNK_SIZE - 1)];
+    const v = chunk?.[docNo & ((1 << shift) - 1)];
     if (v === undefined || v === null) return null;
     return typeof v === 'number' && Number.isNaN(v) ? null : v;
   }

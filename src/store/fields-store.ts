@@ -12,7 +12,7 @@ import type { Key, Store } from './lmdb.js';
  *   - `[t, 's', ver, 'e' | 'm', seg]` → `exists` / `mismatch` containers; `[t, 's', '_live', 'e', seg]` → live documents
  *   - `[t, 'c', ver, chunk]` → column of a numeric field: Float64Array of CHUNK_SIZE, NaN = missing
  * - `field_meta` (msgpack)
- *   - `[t, 'c', ver, chunk]` → column of a string / string_list field: array, null = missing
+ *   - `[t, 'c', ver, chunk]` → column of a string / string_list field: array of STR_CHUNK_SIZE, null = missing
  *   - `[t, 'n']` → next document number; `[t, 'd', partition, entity_id, doc_id]` → document number
  *   - `[t, 'f', partition_scope, name]` → field record; `[t, 'v']` → next field version number
  *
@@ -21,6 +21,11 @@ import type { Key, Store } from './lmdb.js';
  */
 export const CHUNK_SHIFT = 10;
 export const CHUNK_SIZE = 1 << CHUNK_SHIFT;
+/** String columns use smaller chunks: a write re-encodes its whole chunk (msgpack), a numeric one just copies 8 KiB. */
+export const STR_CHUNK_SHIFT = 7;
+export const STR_CHUNK_SIZE = 1 << STR_CHUNK_SHIFT;
+
+export const chunkShift = (numeric: boolean) => (numeric ? CHUNK_SHIFT : STR_CHUNK_SHIFT);
 /** Longest string kept whole in a key (LMDB keys are at most ~1.9 KB); longer values are re-checked. */
 export const KEY_STR_MAX = 256;
 /** Sorts after every value part (numbers and UTF-8 strings). */
@@ -78,8 +83,9 @@ export class WriteBatch {
   }
 
   getValue(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const data = this.column(t, ver, numeric, docNo >>> CHUNK_SHIFT);
-    const at = docNo & (CHUNK_SIZE - 1);
+    const shift = chunkShift(numeric);
+    const data = this.column(t, ver, numeric, docNo >>> shift);
+    const at = docNo & ((1 << shift) - 1);
     if (numeric) {
       const n = (data as Float64Array)[at]!;
       return Number.isNaN(n) ? null : n;
@@ -88,8 +94,9 @@ export class WriteBatch {
   }
 
   setValue(t: string, ver: string, numeric: boolean, docNo: number, value: DocValue): void {
-    const data = this.column(t, ver, numeric, docNo >>> CHUNK_SHIFT);
-    const at = docNo & (CHUNK_SIZE - 1);
+    const shift = chunkShift(numeric);
+    const data = this.column(t, ver, numeric, docNo >>> shift);
+    const at = docNo & ((1 << shift) - 1);
     if (numeric) (data as Float64Array)[at] = value === null ? NaN : (value as number);
     else (data as DocValue[])[at] = value;
   }
@@ -159,35 +166,53 @@ function containerHas(bytes: Uint8Array, low: number): boolean {
   return false;
 }
 
-/** Applies bit changes to a stored container; stays an array container while small (no 8 KiB bitset). */
+/**
+ * Applies bit changes to a stored container by merging sorted lists (no 8 KiB bitset while the
+ * container stays an array), so a single document's write costs O(container length).
+ */
 function applyDelta(stored: Uint8Array | null, delta: Map<number, boolean>): Uint8Array | null {
-  if (stored === null || stored.byteLength !== SEG_SIZE >>> 3) {
-    const members = new Set<number>();
-    if (stored) for (let i = 0; i + 1 < stored.byteLength; i += 2) members.add(stored[i]! | (stored[i + 1]! << 8));
+  if (stored !== null && stored.byteLength === SEG_SIZE >>> 3) {
+    const words = decodeContainer(stored);
+    let removed = false;
     for (const [low, present] of delta) {
-      if (present) members.add(low);
-      else members.delete(low);
-    }
-    if (members.size === 0) return null;
-    if (members.size <= ARRAY_MAX) {
-      const sorted = Uint16Array.from(members).sort();
-      const out = new Uint8Array(sorted.length * 2);
-      for (let i = 0; i < sorted.length; i++) {
-        out[i * 2] = sorted[i]! & 0xff;
-        out[i * 2 + 1] = sorted[i]! >>> 8;
+      if (present) words[low >>> 5]! |= 1 << (low & 31);
+      else {
+        words[low >>> 5]! &= ~(1 << (low & 31));
+        removed = true;
       }
-      return out;
     }
+    // Only additions: it stays above the array limit, so skip counting and keep the bitset.
+    return removed ? encodeContainer(words) : new Uint8Array(words.buffer);
+  }
+  const n = stored ? stored.byteLength >>> 1 : 0;
+  const changes = [...delta.keys()].sort((a, b) => a - b);
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < changes.length) {
+    const s = i < n ? stored![i * 2]! | (stored![i * 2 + 1]! << 8) : Infinity;
+    const c = j < changes.length ? changes[j]! : Infinity;
+    if (s < c) {
+      out.push(s);
+      i++;
+    } else {
+      if (delta.get(c)) out.push(c);
+      if (s === c) i++;
+      j++;
+    }
+  }
+  if (out.length === 0) return null;
+  if (out.length > ARRAY_MAX) {
     const words = new Uint32Array(SEG_SIZE >>> 5);
-    for (const low of members) words[low >>> 5]! |= 1 << (low & 31);
+    for (const low of out) words[low >>> 5]! |= 1 << (low & 31);
     return encodeContainer(words);
   }
-  const words = decodeContainer(stored);
-  for (const [low, present] of delta) {
-    if (present) words[low >>> 5]! |= 1 << (low & 31);
-    else words[low >>> 5]! &= ~(1 << (low & 31));
+  const bytes = new Uint8Array(out.length * 2);
+  for (let k = 0; k < out.length; k++) {
+    bytes[k * 2] = out[k]! & 0xff;
+    bytes[k * 2 + 1] = out[k]! >>> 8;
   }
-  return encodeContainer(words);
+  return bytes;
 }
 
 function cacheId(key: Key): string {
@@ -204,7 +229,7 @@ export function readNumericChunk(db: FieldDb, key: Key): Float64Array {
 
 export function readStringChunk(db: FieldDb, key: Key): DocValue[] {
   const stored = db.meta.get(key) as DocValue[] | undefined;
-  return stored ? [...stored] : new Array<DocValue>(CHUNK_SIZE).fill(null);
+  return stored ? [...stored] : new Array<DocValue>(STR_CHUNK_SIZE).fill(null);
 }
 
 export { SEG_SHIFT };
