@@ -122,4 +122,26 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
     // A superseded version is refused: the backfill of an old definition stops.
     expect(await fields.backfillApply(ref, [0], { done: 1, total: 1 })).toBe(false);
   });
+
+  it('a re-declaration keeps answering from the old definition until its backfill switches atomically', async () => {
+    const count = (filter: unknown) => {
+      const r = fields.run({ tenant: 't', partition: null, principal: 'p' }, fields.compile('t', null, { filter, limit: 1 }));
+      return r.mode === 'documents' ? r.page.total : -1;
+    };
+    const asInt = count({ field: 'n', op: 'gte', value: 0 });
+    expect(asInt).toBeGreaterThan(0);
+    const [ref] = await fields.declare('t', [{ name: 'n', type: 'string', source: { metadata: 'n' }, partition_scope: null }], () => {});
+    const listed = fields.list('t').find((f) => f.name === 'n')!;
+    expect([listed.type, listed.backfill, listed.coverage]).toEqual(['string', 'pending', 0]);
+    expect(count({ field: 'n', op: 'gte', value: 0 })).toBe(asInt);
+    expect(() => count({ field: 'n', op: 'eq', value: 'bad' })).toThrow('"n"');
+    const page = fields.backfillPage(ref!, -1, 100_000);
+    await fields.backfillApply(ref!, page.docNos, { done: page.docNos.length, total: page.total });
+    expect(count({ field: 'n', op: 'gte', value: 0 })).toBe(asInt);
+    expect(await fields.backfillComplete(ref!)).toBe(true);
+    expect(() => count({ field: 'n', op: 'gte', value: 0 })).toThrow('"n"');
+    const strings = count({ field: 'n', op: 'exists', value: true });
+    expect(strings).toBe(fields.list('t').find((f) => f.name === 'n')!.coverage);
+    expect(count({ field: 'n', op: 'eq', value: 'bad' })).toBeGreaterThan(0);
+  });
 });
