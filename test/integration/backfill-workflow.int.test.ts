@@ -51,7 +51,7 @@ async function run(slices: Array<SliceResult | Error>, complete = true) {
     },
   });
   const input: BackfillFieldInput = { field: ref, page_size: 10, slice_ms: 1000, activity: policy };
-  const outcome = await worker.runUntil(
+  const outcome: { result?: unknown; error?: unknown } = await worker.runUntil(
     client.workflow.execute('backfillField', { taskQueue, workflowId: `wf-${randomUUID()}`, args: [input] }).then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
