@@ -157,10 +157,16 @@ export class OwnerVectorIndex {
 
   private async loadOrBuild(): Promise<void> {
     const { filePath, dims } = this.options;
-    const meta = this.readMeta();
-    let covers: number;
-    let usable = meta !== null && existsSync(`${filePath}.hnsw`) && this.docOf.length - meta.covers <= CATCH_UP_MAX;
-    if (!usable) {
+    let covers = 0;
+    // A file is usable when it is ours and at most CATCH_UP_MAX labels behind. Writes that arrive during a
+    // build can leave the fresh file behind again; it is rebuilt (a bounded number of times) rather than
+    // caught up one synchronous addPoint at a time on the event loop.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const meta = this.readMeta();
+      if (meta !== null && existsSync(`${filePath}.hnsw`) && this.docOf.length - meta.covers <= CATCH_UP_MAX) {
+        covers = meta.covers;
+        break;
+      }
       const labels: number[] = [];
       for (let l = 0; l < this.docOf.length; l++) if (this.docOf[l] !== undefined) labels.push(l);
       const vectors = new Float32Array(labels.length * dims);
@@ -168,14 +174,13 @@ export class OwnerVectorIndex {
       covers = this.docOf.length;
       await buildHnswFile({ file: `${filePath}.hnsw`, dims, labels: Int32Array.from(labels), vectors, params: { m: this.options.m, efConstruction: this.options.efConstruction } });
       this.writeMeta({ embedderId: this.options.embedderId, dims, covers });
-    } else {
-      covers = meta!.covers;
+      if (this.closed) return;
     }
     if (this.closed) return;
     const index = new HierarchicalNSW('ip', dims);
     await index.readIndex(`${filePath}.hnsw`);
     if (this.closed) return;
-    // Everything from here to `this.hnsw = index` is synchronous, so no write slips between.
+    // From here on everything is synchronous: no write slips between the catch-up and the swap.
     this.hnsw = index;
     this.dirty = false;
     for (let l = 0; l < Math.min(covers, this.docOf.length); l++) if (this.docOf[l] === undefined) this.markDeleted(l);
