@@ -12,6 +12,8 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
+  /** See StoreSync in src/store/lmdb.ts. */
+  STORE_SYNC: z.enum(['data', 'full']).default('data'),
   API_KEYS_FILE: z.string().optional(),
   ENCRYPTION_KEY: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),

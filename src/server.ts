@@ -31,7 +31,7 @@ export interface ServiceOptions {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.env.LOG_LEVEL);
   const clock = options.clock ?? systemClock;
-  const store = openStore(config.dataDir);
+  const store = openStore(config.dataDir, config.env.STORE_SYNC);
   const graph = new GraphStore(store);
   const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
   const keys = options.keys ?? loadKeys(config, log);
