@@ -66,9 +66,12 @@ function cut<T extends string | number>(v: T): T {
   return (typeof v === 'string' && v.length > KEY_STR_MAX ? v.slice(0, KEY_STR_MAX) : v) as T;
 }
 
+/** Documents holding exactly `value` (for `neq` too, which complements it; for list fields: as an element). */
 function eqSet(reader: FieldReader, t: string, leaf: CompiledLeaf, value: string | number): DocSet {
   const set = reader.posting(t, leaf.field.ver, value);
-  return typeof value === 'string' && value.length >= KEY_STR_MAX ? recheck(reader, t, leaf, set) : set;
+  if (!(typeof value === 'string' && value.length >= KEY_STR_MAX)) return set;
+  const exact: CompiledLeaf = leaf.field.type === 'string_list' ? { kind: 'leaf', field: leaf.field, op: 'contains', value } : { kind: 'leaf', field: leaf.field, op: 'eq', value };
+  return recheck(reader, t, exact, set);
 }
 
 /**

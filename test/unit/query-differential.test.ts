@@ -25,7 +25,9 @@ const chance = (p: number) => rnd() < p;
 
 const T = 'acme';
 const PRINCIPAL = 'acme-backend';
-const CATEGORIES = ['alpha', 'beta', 'gamma', 'Beta', 'delta', '', 'é', '😀x', 'alp'];
+// Includes strings longer than the 256 characters kept whole in index keys (they share a shortened key).
+const LONG = 'x'.repeat(256);
+const CATEGORIES = ['alpha', 'beta', 'gamma', 'Beta', 'delta', '', 'é', '😀x', 'alp', LONG, `${LONG}a`, `${LONG}b`, `${LONG.slice(1)}z`];
 const LABELS = ['red', 'green', 'blue', 'x y'];
 const PARTITIONS = [null, 'p1', 'p2'] as const;
 
@@ -159,7 +161,7 @@ function randomLeaf(): unknown {
     const lo = compareWithMissingLast(toComparable(field, a), toComparable(field, b), 'asc') <= 0 ? a : b;
     return { field, op, value: lo === a ? [a, b] : [b, a] };
   }
-  if ((op === 'contains' || op === 'prefix') && TYPES[field] === 'string') return { field, op, value: pick(['a', 'e', 'lp', '', 'Be', '😀', 'doc_1']) };
+  if ((op === 'contains' || op === 'prefix') && TYPES[field] === 'string') return { field, op, value: pick(['a', 'e', 'lp', '', 'Be', '😀', 'doc_1', LONG, `${LONG}a`, 'xx']) };
   return { field, op, value: literal(field) };
 }
 
