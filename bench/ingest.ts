@@ -1,5 +1,5 @@
 /**
- * Document ingest with embedding (issue 4): POST /v1/documents over HTTP at 16 connections, spread over
+ * Document ingest with embedding (issue 4): POST /v1/documents over HTTP at 64 connections (durable commits are shared by the requests in flight), spread over
  * 100 owners and into one owner, beside the raw work measured in the same run (the local embedder plus
  * batched LMDB puts of the same records, in process, no HTTP). Run: `npx tsx bench/ingest.ts [seconds]`.
  */
@@ -16,7 +16,7 @@ import { engramUrl, spawnServer } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const KEY = 'sk_bench_ingest_0123456789abcdef';
-const CONNECTIONS = 16;
+const CONNECTIONS = 64;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-ingest-'));
