@@ -194,6 +194,11 @@ describe('structured query engine against a reference evaluator', () => {
     fields = new FieldService(store, { maxGroups: 10_000, maxScanned: 1_000_000 });
     await fields.declare(T, DECLARED, () => {});
     for (let i = 0; i < 1500; i++) {
+      // Every 150 writes, jump the tenant's document numbers ahead, so documents spread over many
+      // 65,536-number segments and column chunks (as a large tenant's do).
+      if (i % 150 === 149) {
+        await store.transaction(() => fields.db.meta.put([T, 'n'], ((fields.db.meta.get([T, 'n']) as number) ?? 0) + 40_000 + Math.floor(rnd() * 30_000)));
+      }
       const r = rnd();
       const existing = [...docs.values()];
       if (existing.length > 10 && r < 0.1) {
