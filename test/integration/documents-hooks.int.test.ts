@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActorRegistry } from '../../src/actors/registry.js';
+import { documentsOf } from '../../src/actors/owner-documents.js';
+import type { DocumentWriteHook, StoredDocument } from '../../src/domain/documents.js';
+import { createLogger } from '../../src/log.js';
+import { GraphStore } from '../../src/store/graph.js';
+import { openStore } from '../../src/store/lmdb.js';
+import { LocalEmbedder } from '../../src/vector/local-embedder.js';
+import { createDocumentBackends } from '../../src/vector/setup.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'engram-hooks-'));
+const store = openStore(dir);
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('document write hooks (the field indexes plug in here)', () => {
+  it('see every insert, soft delete, restore and hard delete inside the write transaction', async () => {
+    const calls: Array<{ previous: StoredDocument | undefined; next: StoredDocument | undefined; committedBefore: boolean }> = [];
+    const hook: DocumentWriteHook = {
+      onDocumentWrite(previous, next) {
+        const id = (next ?? previous)!.doc_id;
+        // Inside the transaction the record is not yet written (insert) or still the previous version.
+        const stored = store.records.get(['acme', '', 'owner', 'doc', id]) as StoredDocument | undefined;
+        calls.push({ previous, next, committedBefore: stored?.updated_at === next?.updated_at && stored?.deleted_at === next?.deleted_at });
+      },
+    };
+    const embedder = new LocalEmbedder();
+    const backends = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [hook], log: createLogger('silent') });
+    const actors = new ActorRegistry({ store, graph: new GraphStore(store), clock: { now: () => Date.now() } }, { maxActors: 10, idleMs: 60_000 });
+    const scope = { tenant: 'acme', partition: null, entityId: 'owner' };
+    const part = documentsOf(actors.actorFor(scope), { ...backends, embedder });
+
+    const doc = await part.insert({ doc_id: 'doc_1', tenant: 'acme', entity_id: 'owner', partition: null, modality: 'text', content_type: 'text/plain', cid: 'mgc1-x', content: 'hello hooks' });
+    await part.softDelete('doc_1', 'p');
+    await part.softDelete('doc_1', 'p');
+    await part.restore('doc_1', 'p');
+    await part.hardDelete('doc_1', 'p');
+
+    expect(calls.map((c) => [c.previous?.deleted_at === null, c.next === undefined ? 'gone' : c.next.deleted_at === null ? 'live' : 'deleted'])).toEqual([
+      [false, 'live'],
+      [true, 'deleted'],
+      [false, 'live'],
+      [true, 'gone'],
+    ]);
+    expect(calls[0]!.previous).toBeUndefined();
+    expect(calls[0]!.next).toEqual(doc);
+    expect(calls.every((c) => !c.committedBefore)).toBe(true);
+    expect(backends.docs.get(scope, 'doc_1')).toBeUndefined();
+    backends.indexes.closeAll();
+  });
+});
