@@ -3,7 +3,7 @@ import { mintId } from '../../domain/ids.js';
 import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia, sniffExtension } from '../../domain/media.js';
 import { AppError, invalidInput, unavailable } from '../../errors.js';
 import type { AppDeps } from '../context.js';
-import { ownerDocuments, type DocumentLimits, type DocumentServices } from '../document-services.js';
+import { ownerDocuments, type DocumentLimits } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { DocumentWriteQuerySchema } from '../schemas/documents.js';
 import { MediaBodySchema, type MediaBody } from '../schemas/media.js';
@@ -88,4 +88,3 @@ async function decodeMedia(body: MediaBody, limits: DocumentLimits): Promise<Buf
   return Buffer.from(body.data_base64, 'base64');
 }
 
-export type { DocumentServices };
