@@ -37,6 +37,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const keys = options.keys ?? loadKeys(config, log);
   const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
   const documents = createDocumentServices(config, store, log, [fields.index]);
+  sweepAbandonedMedia(config, documents, clock, log);
   const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
   const jobs = await startJobs(config, { store, graph, actors, log, documents, media, fields, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
   documents.captioner = { caption: (input) => jobs.captionMedia(input) };
@@ -82,6 +83,18 @@ function createDocumentServices(config: Config, store: ReturnType<typeof openSto
   const backends = createDocumentBackends({ store, dataDir: config.dataDir, encryptionKey: env.ENCRYPTION_KEY, embedder, hooks: documentHooks, settings, log });
   const limits = { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES };
   return { ...backends, embedder, limits, mediaRoutes: mediaRoutesOf(config) };
+}
+
+/**
+ * Media staged for captioning by an earlier run that died mid-way is removed once no workflow can still
+ * finish it (older than a workflow's execution timeout plus one activity attempt).
+ */
+function sweepAbandonedMedia(config: Config, documents: DocumentServices, clock: Clock, log: Logger): void {
+  const cutoff = clock.now() - config.temporal.workflows.execution_timeout_ms - 2 * config.temporal.media.caption_timeout_ms;
+  documents.docs.sweepPending(cutoff).then(
+    (removed) => removed > 0 && log.info({ removed }, 'removed media abandoned while being captioned'),
+    (err: unknown) => log.error({ err }, 'sweep of abandoned media failed'),
+  );
 }
 
 function loadKeys(config: Config, log: Logger): KeyRing {

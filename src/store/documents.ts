@@ -25,6 +25,7 @@ export interface PendingMedia {
  *   records: doc/<id> → StoredDocument   blob/<id> → sealed bytes   dvec/<id> → passage labels
  *            psg/<label> → PassageRecord  vseq → next passage label  pending/<id> → PendingMedia
  *   index:   d_created/<created_at>/<id>  (newest first by reading backwards)
+ * and, outside every scope, index [0, 'pending', staged_at, ...scope, id] for the sweep of abandoned media.
  */
 export class DocumentStore {
   constructor(
@@ -104,10 +105,28 @@ export class DocumentStore {
 
   putPending(scope: Scope, pending: PendingMedia): void {
     this.store.records.put([...scopeKey(scope), 'pending', pending.doc.doc_id], pending);
+    this.store.index.put([...PENDING_BY_TIME, pending.doc.created_at, ...scopeKey(scope), pending.doc.doc_id], true);
   }
 
   removePending(scope: Scope, docId: string): void {
+    const pending = this.getPending(scope, docId);
+    if (!pending) return;
     this.store.records.remove([...scopeKey(scope), 'pending', docId]);
+    this.store.index.remove([...PENDING_BY_TIME, pending.doc.created_at, ...scopeKey(scope), docId]);
+  }
+
+  /**
+   * Removes media staged before `cutoff` whose captioning never finished (the process died while it was in
+   * flight), so that a failed upload keeps nothing even then. Returns how many were removed.
+   */
+  async sweepPending(cutoff: number): Promise<number> {
+    const stale: Array<{ scope: Scope; docId: string }> = [];
+    for (const key of this.store.index.getKeys({ start: PENDING_BY_TIME, end: [...PENDING_BY_TIME, cutoff] })) {
+      const [, , , tenant, partition, entityId, docId] = key as Key;
+      stale.push({ scope: { tenant: String(tenant), partition: partition === '' ? null : String(partition), entityId: String(entityId) }, docId: String(docId) });
+    }
+    if (stale.length > 0) await this.store.transaction(() => stale.forEach(({ scope, docId }) => this.removePending(scope, docId)));
+    return stale.length;
   }
 
   /** Fills a fresh index with the owner's documents and passages from the last committed snapshot. */
@@ -124,6 +143,9 @@ export class DocumentStore {
     }
   }
 }
+
+/** Staged media by time, across scopes. A number first: tenant keys are strings, so it never meets a scope. */
+const PENDING_BY_TIME: Key = [0, 'pending'];
 
 /** Copies stored bytes into an aligned Float32Array. */
 export function toFloat32(bytes: Uint8Array): Float32Array {

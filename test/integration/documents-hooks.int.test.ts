@@ -54,3 +54,27 @@ describe('document write hooks (the field indexes plug in here)', () => {
     backends.indexes.closeAll();
   });
 });
+
+describe('abandoned media sweep', () => {
+  it('removes media staged before the cutoff and keeps newer staged media', async () => {
+    const embedder = new LocalEmbedder();
+    const { docs, indexes } = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [], log: createLogger('silent') });
+    const scope = { tenant: 'acme', partition: 'p1', entityId: 'sweeper' };
+    const staged = (docId: string, at: number): StoredDocument => ({
+      doc_id: docId, cid: 'mgc1-x', tenant: 'acme', entity_id: 'sweeper', partition: 'p1', modality: 'image', content_type: 'image/png',
+      title: null, content: null, derived_text: null, derived_by: null, filename: null, metadata: {}, tags: [], source: null, readers: null,
+      created_at: at, updated_at: at, deleted_at: null,
+    });
+    await store.transaction(() => {
+      docs.putPending(scope, { doc: staged('old', 1_000), sealed: new Uint8Array([1]) });
+      docs.putPending(scope, { doc: staged('new', 9_000), sealed: new Uint8Array([2]) });
+    });
+    expect(await docs.sweepPending(5_000)).toBe(1);
+    expect(docs.getPending(scope, 'old')).toBeUndefined();
+    expect(docs.getPending(scope, 'new')).toBeDefined();
+    expect(await docs.sweepPending(5_000)).toBe(0);
+    await store.transaction(() => docs.removePending(scope, 'new'));
+    expect(await docs.sweepPending(10_000)).toBe(0);
+    indexes.closeAll();
+  });
+});
