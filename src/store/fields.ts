@@ -72,7 +72,7 @@ export class FieldService {
    * runs inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
    */
   async declare(tenant: string, fields: FieldDeclaration[], gate: (needBackfill: boolean) => void): Promise<BackfillRef[]> {
-    return this.store.transaction(() => {
+    const refs = await this.store.transaction(() => {
       const reader = new FieldReader(this.db);
       const live = reader.liveSet(tenant);
       const docsIn = (scope: string | null) => cardinality(scope === null ? live : andPartition(reader, tenant, live, scope));
@@ -89,22 +89,26 @@ export class FieldService {
         this.schema.put(tenant, record);
         if (needs[i]) refs.push({ tenant, partition_scope: f.partition_scope, name: f.name, ver });
         // A superseded pending version is dropped; its backfill notices and stops.
-        if (existing?.next) this.dropVersionSync(tenant, existing.next.ver);
-        if (!needs[i] && existing?.active) this.dropVersionSync(tenant, existing.active.ver);
+        if (existing?.next) this.retire(tenant, existing.next.ver);
+        if (!needs[i] && existing?.active) this.retire(tenant, existing.active.ver);
       }
       return refs;
     });
+    await this.collect(tenant);
+    return refs;
   }
 
   /** Removes a field and its index entries; returns false when it was not declared. */
   async remove(tenant: string, scope: string | null, name: string): Promise<boolean> {
-    return this.store.transaction(() => {
+    const removed = await this.store.transaction(() => {
       const existing = this.schema.get(tenant, scope, name);
       if (!existing) return false;
       this.schema.remove(tenant, scope, name);
-      for (const v of [existing.active, existing.next]) if (v) this.dropVersionSync(tenant, v.ver);
+      for (const v of [existing.active, existing.next]) if (v) this.retire(tenant, v.ver);
       return true;
     });
+    await this.collect(tenant);
+    return removed;
   }
 
   compile(tenant: string, partition: string | null, request: QueryRequest): { query: CompiledQuery; resolve: ReturnType<SchemaStore['resolver']> } {
@@ -182,13 +186,15 @@ export class FieldService {
 
   /** Switches the field to the built version atomically and drops the old one. */
   async backfillComplete(ref: BackfillRef): Promise<boolean> {
-    return this.store.transaction(() => {
+    const switched = await this.store.transaction(() => {
       const record = this.schema.get(ref.tenant, ref.partition_scope, ref.name);
       if (record?.next?.ver !== ref.ver) return false;
       this.schema.put(ref.tenant, { ...record, active: record.next, next: null, backfill: 'complete' });
-      if (record.active) this.dropVersionSync(ref.tenant, record.active.ver);
+      if (record.active) this.retire(ref.tenant, record.active.ver);
       return true;
     });
+    await this.collect(ref.tenant);
+    return switched;
   }
 
   async backfillFailed(ref: BackfillRef, reason: string): Promise<void> {
@@ -198,14 +204,37 @@ export class FieldService {
     });
   }
 
-  /** Deletes every index entry of a version; call inside a transaction. */
-  private dropVersionSync(t: string, ver: string): void {
-    for (const tag of ['p', 's', 'c']) {
-      const prefix: Key = [t, tag, ver];
-      for (const key of this.db.bin.getKeys({ start: prefix, end: [...prefix, KEY_TOP] })) this.db.bin.remove(key as Key);
+  /**
+   * Marks a version's index entries for deletion; call inside the transaction that stops using it.
+   * The entries are deleted afterwards by `collect`, in bounded transactions, so switching a field
+   * never holds the write queue for the size of its index.
+   */
+  private retire(t: string, ver: string): void {
+    this.db.meta.put([t, 'gc', ver], true);
+  }
+
+  /** Deletes retired versions' entries in pages of `pageKeys`; resumes whatever an earlier run left. */
+  async collect(t: string, pageKeys = 20_000): Promise<void> {
+    for (const key of [...this.db.meta.getKeys({ start: [t, 'gc'], end: [t, 'gc', KEY_TOP] })]) {
+      const ver = (key as Key)[2] as string;
+      for (;;) {
+        const removed = await this.store.transaction(() => {
+          let n = 0;
+          for (const [db, tags] of [[this.db.bin, ['p', 's', 'c']], [this.db.meta, ['c']]] as const) {
+            for (const tag of tags) {
+              const prefix: Key = [t, tag, ver];
+              const keys = [...db.getKeys({ start: prefix, end: [...prefix, KEY_TOP], limit: pageKeys - n })];
+              for (const k of keys) db.remove(k as Key);
+              n += keys.length;
+              if (n >= pageKeys) return n;
+            }
+          }
+          if (n === 0) this.db.meta.remove([t, 'gc', ver]);
+          return n;
+        });
+        if (removed === 0) break;
+      }
     }
-    const prefix: Key = [t, 'c', ver];
-    for (const key of this.db.meta.getKeys({ start: prefix, end: [...prefix, KEY_TOP] })) this.db.meta.remove(key as Key);
   }
 }
 

@@ -144,4 +144,19 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
     expect(strings).toBe(fields.list('t').find((f) => f.name === 'n')!.coverage);
     expect(count({ field: 'n', op: 'eq', value: 'bad' })).toBeGreaterThan(0);
   });
+
+  it('deleting a field removes its index entries, in bounded transactions', async () => {
+    const ver = fields.schema.get('t', null, 'n2')!.active!.ver;
+    const entries = () => ['p', 's', 'c'].reduce((n, tag) => n + [...fields.db.bin.getKeys({ start: ['t', tag, ver], end: ['t', tag, ver, '\u{10ffff}'] })].length, 0);
+    expect(entries()).toBeGreaterThan(0);
+    // Retire without collecting, then collect in pages of 7 keys.
+    await store.transaction(() => {
+      fields.schema.remove('t', null, 'n2');
+      fields.db.meta.put(['t', 'gc', ver], true);
+    });
+    await fields.collect('t', 7);
+    expect(entries()).toBe(0);
+    expect([...fields.db.meta.getKeys({ start: ['t', 'gc'], end: ['t', 'gc', '\u{10ffff}'] })]).toEqual([]);
+    expect(fields.list('t').map((f) => f.name)).not.toContain('n2');
+  });
 });
