@@ -2,7 +2,7 @@ import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
 import { canRead } from '../domain/search.js';
 import type { OwnerVectorIndex } from '../vector/owner-index.js';
-import { keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
+import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /** One embedded passage as stored: its document, its text and its vector (float32 bytes). */
 export interface PassageRecord {
@@ -129,17 +129,22 @@ export class DocumentStore {
     return stale.length;
   }
 
-  /** Fills a fresh index with the owner's documents and passages from the last committed snapshot. */
+  /**
+   * Fills a fresh index with the owner's documents and passages from the last committed snapshot: two
+   * sequential range scans (passages, then documents), which read far faster than a lookup per document.
+   */
   loadInto(scope: Scope, index: OwnerVectorIndex): void {
     const s = scopeKey(scope);
-    for (const { key, value } of this.store.records.getRange({ start: [...s, 'doc'], end: [...s, 'doc', '\uffff'] })) {
+    const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
+    for (const { key, value } of this.store.records.getRange({ start: [...s, 'psg'], end: [...s, 'psg', KEY_MAX] })) {
+      const passage = value as PassageRecord;
+      let list = passagesOf.get(passage.doc_id);
+      if (!list) passagesOf.set(passage.doc_id, (list = []));
+      list.push({ label: (key as Key).at(-1) as number, vector: toFloat32(passage.vector) });
+    }
+    for (const { value } of this.store.records.getRange({ start: [...s, 'doc'], end: [...s, 'doc', KEY_MAX] })) {
       const doc = value as StoredDocument;
-      const labels = (this.store.records.get([...s, 'dvec', String((key as Key).at(-1))]) as number[] | undefined) ?? [];
-      const passages = labels.flatMap((label) => {
-        const p = this.passage(scope, label);
-        return p ? [{ label, vector: toFloat32(p.vector) }] : [];
-      });
-      index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
+      index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passagesOf.get(doc.doc_id) ?? []);
     }
   }
 }
