@@ -53,4 +53,9 @@ describe('regexError', () => {
     expect(regexError('a(b)c')).toBeNull();
     expect(regexError('a(b')).toMatch(/Invalid regular expression/);
   });
+
+  it('refuses nested quantifiers, which can backtrack catastrophically on every write', () => {
+    for (const p of ['(a+)+$', '(\\w*)*x', '(x{1,9}){2,}']) expect(regexError(p), p).toMatch(/catastrophic/);
+    for (const p of ['(a+)b+', 'INV-(\\d+)', '(?:ab)+', '\\(a+\\)+']) expect(regexError(p), p).toBeNull();
+  });
 });

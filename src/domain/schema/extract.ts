@@ -51,12 +51,18 @@ function withGlobal(flags: string): string {
   return flags.includes('g') ? flags : `${flags}g`;
 }
 
-/** Whether a pattern compiles; returns the engine's message when it does not. */
+/** A group that ends in a quantifier and is itself quantified: `(a+)+`, `(\w*)*`, `(x{1,9}){2,}`. */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}]\)[+*{]/;
+
+/**
+ * Whether a pattern is acceptable; returns why not. Patterns run on every document write, so the
+ * classic catastrophic-backtracking shape (a quantified group ending in a quantifier) is refused too.
+ */
 export function regexError(pattern: string): string | null {
   try {
     compileSource(pattern);
-    return null;
   } catch (error) {
     return (error as Error).message;
   }
+  return NESTED_QUANTIFIER.test(pattern) ? 'nests a quantifier inside a quantified group (catastrophic backtracking risk); rewrite it without nesting' : null;
 }
