@@ -47,7 +47,7 @@ describe('field backfill workflow (in-process worker)', () => {
   const COUNT = 300;
 
   beforeAll(async () => {
-    svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, BACKFILL_PAGE_SIZE: '3' } });
+    svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, BACKFILL_PAGE_SIZE: '1' } });
     temporal = await Connection.connect({ address: inject('temporalAddress') });
     for (let i = 0; i < COUNT; i += 20) {
       await Promise.all(Array.from({ length: Math.min(20, COUNT - i) }, (_, k) => svc.call('POST', `/v1/documents?entity_id=u${(i + k) % 4}`, { body: docBody(i + k) })));
@@ -81,7 +81,7 @@ describe('field backfill workflow (in-process worker)', () => {
     const workflowId = `backfill-field/acme//color`;
     await svc.call('PUT', '/v1/schema/fields', { body: { fields: [{ name: 'color', type: 'string', source: { metadata: 'color' } }] } });
     const first = await client.workflow.getHandle(workflowId).describe();
-    await until(() => field('color'), (f) => f.backfill.startsWith('running:'));
+    // Re-declared at once: the first run has 300 one-document pages ahead of it.
     const again = await svc.call('PUT', '/v1/schema/fields', { body: { fields: [{ name: 'color', type: 'string_list', source: { regex: 'note (\\d)' } }] } });
     expect(again.status).toBe(200);
     const done = await until(() => field('color'), (f) => f.backfill === 'complete');
@@ -99,7 +99,7 @@ describe('field backfill survives a worker killed mid-run', () => {
   const KEY = 'sk_backfill_0123456789abcdef';
   const keysFile = join(dir, 'keys.json');
   const temporalFile = join(dir, 'temporal.yaml');
-  const COUNT = 1000;
+  const COUNT = 3000;
   let env: Record<string, string>;
   let child: ServiceProcess | null = null;
 
@@ -131,15 +131,15 @@ describe('field backfill survives a worker killed mid-run', () => {
 
   it('resumes from the last heartbeat on a new worker and completes with exact counts', async () => {
     child = await spawnService(env);
-    for (let i = 0; i < COUNT; i += 25) {
-      await Promise.all(Array.from({ length: Math.min(25, COUNT - i) }, (_, k) => call(child!.url, 'POST', `/v1/documents?entity_id=u${(i + k) % 3}`, docBody(i + k))));
+    for (let i = 0; i < COUNT; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, COUNT - i) }, (_, k) => call(child!.url, 'POST', `/v1/documents?entity_id=u${(i + k) % 3}`, docBody(i + k))));
     }
     expect((await call(child.url, 'PUT', '/v1/schema/fields', { fields: [{ name: 'n', type: 'int', source: { metadata: 'n' } }] })).status).toBe(200);
     // Killed well after the first heartbeats (throttled to 0.8 x 500 ms) have reached the server.
     const running = await until(() => field(child!.url), (f) => progress(f.backfill) >= 1);
     const since = Date.now();
-    const before = await until(() => field(child!.url), (f) => Date.now() - since >= 1200 || f.backfill === 'complete');
-    expect([running.backfill, before.backfill]).toEqual([expect.stringMatching(/^running:\d+\/1000$/), expect.stringMatching(/^running:\d+\/1000$/)]);
+    const before = await until(() => field(child!.url), (f) => Date.now() - since >= 600 || f.backfill === 'complete');
+    expect([running.backfill, before.backfill]).toEqual([expect.stringMatching(/^running:\d+\/3000$/), expect.stringMatching(/^running:\d+\/3000$/)]);
     child.child.kill('SIGKILL');
     const [, signal] = await child.exited;
     expect(signal).toBe('SIGKILL');
@@ -148,7 +148,7 @@ describe('field backfill survives a worker killed mid-run', () => {
     const observed: string[] = [];
     const done = await until(() => field(child!.url), (f) => (observed.push(f.backfill), f.backfill === 'complete'), 120_000);
     // Progress never went back to the start: the retry resumed from a heartbeat cursor (a restart
-    // from scratch would have written running:1/1000 first).
+    // from scratch would have written running:1/3000 first).
     const afterRestart = observed.filter((s) => s.startsWith('running:')).map(progress);
     expect(Math.min(...afterRestart)).toBeGreaterThanOrEqual(10);
     const { coverage, mismatch } = expectedCoverage(COUNT);
