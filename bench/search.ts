@@ -59,12 +59,12 @@ async function main(): Promise<void> {
 
   // 2. The owner's index rebuilt from LMDB: vectors loaded, hnswlib built in a worker and persisted.
   t = performance.now();
-  const index = indexes.get(scope);
+  const index = await indexes.get(scope);
   const loadMs = performance.now() - t;
   await index.settled();
   console.log(`index from LMDB: vectors loaded in ${fmt(loadMs)} ms, hnswlib built off the event loop in ${fmt((performance.now() - t) / 1000)} s (approximate: ${index.approximate})`);
   const indexFile = (indexes as unknown as { dir: string }).dir;
-  indexes.closeAll();
+  await indexes.closeAll();
   await store.close();
 
   // 3. Queries and their exact top-10.

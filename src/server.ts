@@ -58,7 +58,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await jobs.stop();
-      documents.indexes.closeAll();
+      await documents.indexes.closeAll();
       await store.close();
     },
   };

@@ -46,7 +46,7 @@ export class OwnerDocuments {
       const doc = newDocument(input, now);
       return { doc, labels: this.deps.docs.insert(this.scope, doc, vectors, passages, sealed) };
     });
-    this.indexDoc(doc, labels.map((label, i) => ({ label, vector: vectors[i]! })));
+    await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: vectors[i]! })));
     return doc;
   }
 
@@ -63,7 +63,7 @@ export class OwnerDocuments {
       const doc = this.readable(docId, principal);
       this.deps.docs.hardDelete(this.scope, doc);
     });
-    this.deps.indexes.get(this.scope).removeDoc(docId);
+    (await this.deps.indexes.get(this.scope)).removeDoc(docId);
   }
 
   /** Keeps media whose caption or transcript a workflow will derive; it is not a document yet. */
@@ -89,7 +89,7 @@ export class OwnerDocuments {
       return { doc, labels };
     });
     if (!result) return this.completePending(docId, derivedText, derivedBy);
-    this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: vectors[i]! })));
+    await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: vectors[i]! })));
     return result.doc;
   }
 
@@ -98,8 +98,8 @@ export class OwnerDocuments {
   }
 
   /** The best `k` documents for a query vector, each with its best passage. */
-  search(query: Float32Array, k: number, filter: SearchFilter): DocumentHit[] {
-    const index = this.deps.indexes.get(this.scope);
+  async search(query: Float32Array, k: number, filter: SearchFilter): Promise<DocumentHit[]> {
+    const index = await this.deps.indexes.get(this.scope);
     return index.search(query, k, filter).flatMap((hit) => {
       const doc = this.deps.docs.get(this.scope, hit.docId);
       const passage = this.deps.docs.passage(this.scope, hit.label);
@@ -115,7 +115,7 @@ export class OwnerDocuments {
       if (changed !== previous) this.deps.docs.update(this.scope, previous, changed);
       return changed;
     });
-    this.indexDoc(doc);
+    await this.indexDoc(doc);
     return doc;
   }
 
@@ -126,8 +126,8 @@ export class OwnerDocuments {
     return doc;
   }
 
-  private indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array }>): void {
-    const index = this.deps.indexes.get(this.scope);
+  private async indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array }>): Promise<void> {
+    const index = await this.deps.indexes.get(this.scope);
     index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
     index.maybeBuild();
   }

@@ -130,21 +130,43 @@ export class DocumentStore {
   }
 
   /**
-   * Fills a fresh index with the owner's documents and passages from the last committed snapshot: two
-   * sequential range scans (passages, then documents), which read far faster than a lookup per document.
+   * Fills a fresh index with the owner's documents and passages: sequential range scans in chunks, yielding
+   * to the event loop between chunks so a large owner's first use does not stall other requests. Writes
+   * that commit meanwhile are applied to the index by their own actor once the load has finished.
    */
-  loadInto(scope: Scope, index: OwnerVectorIndex): void {
+  async loadInto(scope: Scope, index: OwnerVectorIndex, chunk = 4000): Promise<void> {
     const s = scopeKey(scope);
     const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
-    for (const { key, value } of this.store.records.getRange({ start: [...s, 'psg'], end: [...s, 'psg', KEY_MAX] })) {
+    await this.scan([...s, 'psg'], chunk, (key, value) => {
       const passage = value as PassageRecord;
       let list = passagesOf.get(passage.doc_id);
       if (!list) passagesOf.set(passage.doc_id, (list = []));
-      list.push({ label: (key as Key).at(-1) as number, vector: toFloat32(passage.vector) });
-    }
-    for (const { value } of this.store.records.getRange({ start: [...s, 'doc'], end: [...s, 'doc', KEY_MAX] })) {
+      list.push({ label: key.at(-1) as number, vector: toFloat32(passage.vector) });
+    });
+    await this.scan([...s, 'doc'], chunk, (_key, value) => {
       const doc = value as StoredDocument;
       index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passagesOf.get(doc.doc_id) ?? []);
+    });
+  }
+
+  /** Visits `records` under `prefix` in chunks of `chunk`, each from a fresh snapshot, resuming after the last key. */
+  private async scan(prefix: Key, chunk: number, visit: (key: Key, value: unknown) => void): Promise<void> {
+    let start: Key = prefix;
+    let skip: Key | null = null;
+    for (;;) {
+      let seen = 0;
+      let last: Key | null = null;
+      for (const { key, value } of this.store.records.getRange({ start, end: [...prefix, KEY_MAX], limit: chunk + 1 })) {
+        const k = key as Key;
+        if (skip && seen === 0 && k.length === skip.length && k.every((part, i) => part === skip![i])) continue;
+        visit(k, value);
+        last = k;
+        if (++seen >= chunk) break;
+      }
+      if (seen < chunk || !last) return;
+      start = last;
+      skip = last;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 }

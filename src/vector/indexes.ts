@@ -14,7 +14,7 @@ export type IndexSettings = Omit<VectorIndexOptions, 'filePath' | 'embedderId' |
  * when evicted and at shutdown. Only the owner's actor writes to it; searches read it directly.
  */
 export class VectorIndexes {
-  private readonly cache: LRUCache<string, OwnerVectorIndex>;
+  private readonly cache: LRUCache<string, Promise<OwnerVectorIndex>>;
   private readonly dir: string;
 
   constructor(
@@ -26,33 +26,42 @@ export class VectorIndexes {
   ) {
     this.dir = join(dataDir, 'vectors');
     mkdirSync(this.dir, { recursive: true });
-    this.cache = new LRUCache({ max: maxOwners, dispose: (index) => index.close() });
+    this.cache = new LRUCache({ max: maxOwners, dispose: (loading) => void loading.then((index) => index.close(), () => undefined) });
   }
 
   get dimensions(): number {
     return this.embedder.dimensions;
   }
 
-  /** The owner's index, loaded from LMDB when it is not in memory. */
-  get(scope: Scope): OwnerVectorIndex {
+  /**
+   * The owner's index, loaded from LMDB when it is not in memory. Callers awaiting one load share it, and
+   * resume in the order they asked, so writes are applied to the loaded index in their commit order.
+   */
+  get(scope: Scope): Promise<OwnerVectorIndex> {
     const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
-    let index = this.cache.get(key);
-    if (index) return index;
-    const name = createHash('sha256').update(key).digest('hex').slice(0, 32);
-    index = new OwnerVectorIndex({
+    let loading = this.cache.get(key);
+    if (loading) return loading;
+    loading = this.load(scope, createHash('sha256').update(key).digest('hex').slice(0, 32));
+    this.cache.set(key, loading);
+    loading.catch(() => this.cache.delete(key));
+    return loading;
+  }
+
+  private async load(scope: Scope, name: string): Promise<OwnerVectorIndex> {
+    const index = new OwnerVectorIndex({
       ...this.settings,
       dims: this.embedder.dimensions,
       embedderId: this.embedder.id,
       filePath: join(this.dir, name),
     });
-    this.docs.loadInto(scope, index);
+    await this.docs.loadInto(scope, index);
     index.maybeBuild();
-    this.cache.set(key, index);
     return index;
   }
 
-  /** Writes every changed index to disk and drops them (shutdown). */
-  closeAll(): void {
+  /** Waits for loads under way, then writes every changed index to disk and drops them (shutdown). */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.cache.values()]);
     this.cache.clear();
   }
 }

@@ -51,7 +51,7 @@ describe('document write hooks (the field indexes plug in here)', () => {
     expect(calls[0]!.next).toEqual(doc);
     expect(calls.every((c) => !c.committedBefore)).toBe(true);
     expect(backends.docs.get(scope, 'doc_1')).toBeUndefined();
-    backends.indexes.closeAll();
+    await backends.indexes.closeAll();
   });
 });
 
@@ -75,6 +75,40 @@ describe('abandoned media sweep', () => {
     expect(await docs.sweepPending(5_000)).toBe(0);
     await store.transaction(() => docs.removePending(scope, 'new'));
     expect(await docs.sweepPending(10_000)).toBe(0);
-    indexes.closeAll();
+    await indexes.closeAll();
+  });
+});
+
+describe('loading an owner index from LMDB in chunks', () => {
+  it('loads every passage and document across chunk boundaries, the same as one chunk', async () => {
+    const embedder = new LocalEmbedder();
+    const { docs, indexes } = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [], log: createLogger('silent') });
+    const scope = { tenant: 'acme', partition: null, entityId: 'chunky' };
+    const texts = Array.from({ length: 23 }, (_, i) => `document number ${i} about topic ${i % 5}`);
+    await store.transaction(() => {
+      texts.forEach((text, i) => {
+        const doc: StoredDocument = {
+          doc_id: `doc_${i}`, cid: 'mgc1-x', tenant: 'acme', entity_id: 'chunky', partition: null, modality: i % 2 ? 'image' : 'text', content_type: 'text/plain',
+          title: null, content: text, derived_text: null, derived_by: null, filename: null, metadata: {}, tags: [], source: null, readers: null,
+          created_at: i, updated_at: i, deleted_at: i === 4 ? 5 : null,
+        };
+        const halves = [text.slice(0, 10), text.slice(10)];
+        docs.insert(scope, doc, halves.map((h) => embedder.embedOne(h)), halves);
+      });
+    });
+    const { OwnerVectorIndex } = await import('../../src/vector/owner-index.js');
+    const make = () => new OwnerVectorIndex({ dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
+    const small = make();
+    const whole = make();
+    await docs.loadInto(scope, small, 3);
+    await docs.loadInto(scope, whole, 10_000);
+    expect(small.size).toBe(46);
+    const query = embedder.embedOne('document number 7 about topic 2');
+    const ids = (index: typeof small) => index.search(query, 30, { principal: 'p' }).map((h) => h.docId);
+    expect(ids(small)).toEqual(ids(whole));
+    expect(ids(small)).toHaveLength(22);
+    expect(ids(small)).not.toContain('doc_4');
+    expect(small.search(query, 30, { principal: 'p', modality: 'image' })).toHaveLength(11);
+    await indexes.closeAll();
   });
 });

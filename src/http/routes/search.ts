@@ -12,8 +12,8 @@ import { parseBody, parseQuery } from '../validate.js';
 import { documentServices } from './documents.js';
 
 export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
-  const run = (scope: Scope, principal: Principal, vector: Float32Array, options: SearchOptions) => {
-    const hits = ownerDocuments(deps.actors, documentServices(deps), scope).search(vector, options.k ?? SEARCH_K_DEFAULT, {
+  const run = async (scope: Scope, principal: Principal, vector: Float32Array, options: SearchOptions) => {
+    const hits = await ownerDocuments(deps.actors, documentServices(deps), scope).search(vector, options.k ?? SEARCH_K_DEFAULT, {
       principal: principal.principal,
       modality: options.modality,
       maxDistance: options.max_distance,
@@ -25,7 +25,7 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
     const { entity_id, partition, q, ...options } = parseQuery(ctx, SearchQuerySchema);
     const scope = ownerScope(ctx.state.principal, { entity_id, partition });
     const [vector] = await documentServices(deps).embedder.embed([q]);
-    const results = run(scope, ctx.state.principal, vector!, options);
+    const results = await run(scope, ctx.state.principal, vector!, options);
     ctx.body = { results, count: results.length };
   });
 
@@ -36,7 +36,7 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
     if (vector.length !== dims) throw invalidInput(`vector must have ${dims} numbers (the index's dimension), got ${vector.length}`);
     const query = normalise(Float32Array.from(vector));
     if (query.every((x) => x === 0)) throw invalidInput('vector must not be all zeros');
-    const results = run(scope, ctx.state.principal, query, options);
+    const results = await run(scope, ctx.state.principal, query, options);
     ctx.body = { results, count: results.length };
   });
 
@@ -44,6 +44,6 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
     const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerSearchQuerySchema));
     const { queries } = await parseBody(ctx, BatchSearchBodySchema, deps.jsonBodyLimit);
     const vectors = await documentServices(deps).embedder.embed(queries.map((query) => query.q));
-    ctx.body = { results: queries.map(({ q: _q, ...options }, i) => run(scope, ctx.state.principal, vectors[i]!, options)) };
+    ctx.body = { results: await Promise.all(queries.map(({ q: _q, ...options }, i) => run(scope, ctx.state.principal, vectors[i]!, options))) };
   });
 }
