@@ -159,3 +159,27 @@ describe('media memories', () => {
     expect((await download(doc_id, 'm-del')).status).toBe(404);
   });
 });
+
+describe('media without caller text while the job system is off', () => {
+  it('answers 503 and keeps nothing, without calling the provider', async () => {
+    let called = 0;
+    const { createServer } = await import('node:http');
+    const stub = createServer((_req, res) => {
+      called++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    const port = (stub.address() as { port: number }).port;
+    const off = await startTestService({ env: { MEDIA_PROVIDER_URL: `http://127.0.0.1:${port}/v1` } });
+    try {
+      const res = await off.call('POST', '/v1/memory/media?entity_id=m-503', { body: { modality: 'image', content_type: 'image/png', data_base64: fixture('image.png').toString('base64') } });
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('unavailable');
+      expect(called).toBe(0);
+      expect((await off.call('GET', '/v1/documents?entity_id=m-503&include_deleted=true')).body.count).toBe(0);
+    } finally {
+      await off.stop();
+      await new Promise((r) => stub.close(r));
+    }
+  });
+});
