@@ -1,6 +1,7 @@
 /**
  * Fact assertion and active-fact listing over HTTP at 50 concurrent connections, beside a bare Koa
- * handler measured in the same run (issue 2). Run: `npx tsx bench/facts-http.ts [seconds]`.
+ * handler and beside the bare handler plus a raw LMDB transaction of the same size (the storage floor),
+ * measured in the same run (issue 2). Run: `npx tsx bench/facts-http.ts [seconds]`.
  * Target: POST /v1/memory/facts ≥ 40% of the bare handler's POST throughput, p99 < 25 ms.
  */
 import autocannon from 'autocannon';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const keysFile = join(dataDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'bench' }] }));
   const bare = await spawnServer('bench/servers/bare-koa.ts', {}, plainUrl);
+  const bareLmdb = await spawnServer('bench/servers/bare-koa-lmdb.ts', {}, plainUrl);
   const engram = await spawnServer('src/main.ts', { DATA_DIR: join(dataDir, 'data'), API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' }, engramUrl);
   // A fresh object per scenario: autocannon adds content-length to the headers object it is given.
   const headers = () => ({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     let i = 0;
     const figures: Figure[] = [];
     figures.push(await load('bare Koa POST (baseline)', { url: `${bare.url}/`, method: 'POST', headers: headers(), body: factBody(0) }));
+    figures.push(await load('bare Koa + raw LMDB txn POST (storage floor)', { url: `${bareLmdb.url}/`, method: 'POST', headers: headers(), body: factBody(0) }));
     figures.push(
       await load('POST /v1/memory/facts', {
         url: engram.url,
@@ -62,23 +65,25 @@ async function main(): Promise<void> {
     report(figures, i);
   } finally {
     bare.child.kill('SIGTERM');
+    bareLmdb.child.kill('SIGTERM');
     engram.child.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 function report(figures: Figure[], asserted: number): void {
-  const [barePost, post, bareGet, get] = figures as [Figure, Figure, Figure, Figure];
+  const [barePost, floor, post, bareGet, get] = figures as [Figure, Figure, Figure, Figure, Figure];
   const row = (f: Figure, base: Figure) =>
     `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${(f.rps / base.rps).toFixed(2)} | ${f.errors} |`;
   console.log(`\nfacts-http: ${CONNECTIONS} connections, ${SECONDS}s per scenario, ${OWNERS} owners, ${asserted} facts asserted`);
   console.log('| scenario | req/s | p50 ms | p99 ms | ratio to bare | errors |');
   console.log('|---|---|---|---|---|---|');
   console.log(row(barePost, barePost));
+  console.log(row(floor, barePost));
   console.log(row(post, barePost));
   console.log(row(bareGet, bareGet));
   console.log(row(get, bareGet));
-  console.log(`\nassert throughput ratio ${(post.rps / barePost.rps).toFixed(2)} (target ≥ 0.40), p99 ${post.p99} ms (target < 25 ms)`);
+  console.log(`\nassert throughput ratio ${(post.rps / barePost.rps).toFixed(2)} of bare Koa (target ≥ 0.40), ${(post.rps / floor.rps).toFixed(2)} of the storage floor; p99 ${post.p99} ms (target < 25 ms)`);
 }
 
 await main();
