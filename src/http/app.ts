@@ -35,7 +35,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerMediaRoutes(v1, deps);
   registerSchemaRoutes(v1, deps);
   registerQueryRoute(v1, deps);
-  for (const register of deps.extraRoutes ?? []) register(v1, deps);
 
   const root = createRouter();
   registerStatusRoute(root, deps);

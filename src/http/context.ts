@@ -1,5 +1,4 @@
 import type { ParameterizedContext } from 'koa';
-import type { RouterContext } from '@koa/router';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyRing, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +10,6 @@ import type { BackfillRef, FieldService } from '../store/fields.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import type { DocumentServices } from './document-services.js';
-import type { AppRouter } from './router.js';
 
 /** Readiness of a dependency as `GET /status` reports it. */
 export type Readiness = { ready: true; detail?: string } | { ready: false; detail: string };
@@ -49,8 +47,6 @@ export interface AppDeps {
   documentFields?: (doc: StoredDocument) => DocumentFieldValues;
   /** Field schema, field indexes and the structured query engine; their routes answer 503 when absent. */
   fields?: FieldService;
-  /** Extra route modules (documents, search, schema, ...) that register on the /v1 router. */
-  extraRoutes?: Array<(router: AppRouter, deps: AppDeps) => void>;
 }
 
 export interface AppState {
@@ -59,4 +55,3 @@ export interface AppState {
 }
 
 export type AppContext = ParameterizedContext<AppState>;
-export type AppRouterContext = RouterContext<AppState>;
