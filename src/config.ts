@@ -13,7 +13,7 @@ const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   /** See StoreSync in src/store/lmdb.ts. */
-  STORE_SYNC: z.enum(['data', 'full']).default('data'),
+  STORE_SYNC: z.enum(['data', 'full']).default('full'),
   API_KEYS_FILE: z.string().optional(),
   ENCRYPTION_KEY: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),

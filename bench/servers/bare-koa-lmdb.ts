@@ -2,7 +2,7 @@
  * The storage floor for write benchmarks: the bare Koa handler plus one lmdb-js batched transaction of
  * nine puts per request (what a fact that supersedes another writes: record and five index entries for
  * the new fact, record and two index changes for the old one), with the same LMDB settings as the
- * service (NOMETASYNC, shared msgpack structures). Prints its URL as the first stdout line.
+ * service (STORE_SYNC, shared msgpack structures). Prints its URL as the first stdout line.
  */
 import coBody from 'co-body';
 import Koa from 'koa';
@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const env = open({ path: join(mkdtempSync(join(tmpdir(), 'bare-lmdb-')), 'bare.mdb'), maxDbs: 4, noMetaSync: true });
+const env = open({ path: join(mkdtempSync(join(tmpdir(), 'bare-lmdb-')), 'bare.mdb'), maxDbs: 4, noMetaSync: process.env.STORE_SYNC === 'data' });
 const records = env.openDB<unknown, (string | number)[]>({ name: 'records', sharedStructuresKey: Symbol.for('structures') });
 const index = env.openDB<true, (string | number)[]>({ name: 'index' });
 let n = 0;
