@@ -12,7 +12,6 @@ export function errorBody(log: Logger): Middleware<AppState> {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route ${ctx.method} ${ctx.path}`);
-      if (ctx.status === 405 && ctx.body === undefined) throw new AppError('not_found', `method ${ctx.method} is not allowed on ${ctx.path}`);
     } catch (caught) {
       const error = toAppError(caught);
       if (error.status >= 500) log.error({ err: caught, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
