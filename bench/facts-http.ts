@@ -5,10 +5,10 @@
  * Target: POST /v1/memory/facts ≥ 40% of the bare handler's POST throughput, p99 < 25 ms.
  */
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engramUrl, plainUrl, spawnServer } from './lib/processes.js';
+import { plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = 50;
@@ -35,11 +35,9 @@ function factBody(i: number): string {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
-  const keysFile = join(dataDir, 'keys.json');
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'bench' }] }));
   const bare = await spawnServer('bench/servers/bare-koa.ts', {}, plainUrl);
   const bareLmdb = await spawnServer('bench/servers/bare-koa-lmdb.ts', {}, plainUrl);
-  const engram = await spawnServer('src/main.ts', { DATA_DIR: join(dataDir, 'data'), API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' }, engramUrl);
+  const engram = await spawnEngram(join(dataDir, 'data'), KEY, dataDir);
   // A fresh object per scenario: autocannon adds content-length to the headers object it is given.
   const headers = () => ({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
   const getHeaders = () => ({ authorization: `Bearer ${KEY}` });
@@ -64,9 +62,7 @@ async function main(): Promise<void> {
     );
     report(figures, i);
   } finally {
-    bare.child.kill('SIGTERM');
-    bareLmdb.child.kill('SIGTERM');
-    engram.child.kill('SIGTERM');
+    await Promise.all([stopChild(bare.child), stopChild(bareLmdb.child), engram.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@
  * batched LMDB puts of the same records, in process, no HTTP). Run: `npx tsx bench/ingest.ts [seconds]`.
  */
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +12,7 @@ import { splitPassages } from '../src/domain/passages.js';
 import { openStore } from '../src/store/lmdb.js';
 import { LocalEmbedder } from '../src/vector/local-embedder.js';
 import { createCorpus } from './lib/corpus.js';
-import { engramUrl, spawnServer } from './lib/processes.js';
+import { spawnEngram } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const KEY = 'sk_bench_ingest_0123456789abcdef';
@@ -42,9 +42,7 @@ async function main(): Promise<void> {
   const rawRate = done / ((performance.now() - start) / 1000);
   await raw.close();
 
-  const keysFile = join(dataDir, 'keys.json');
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'bench' }] }));
-  const engram = await spawnServer('src/main.ts', { DATA_DIR: join(dataDir, 'data'), API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' }, engramUrl);
+  const engram = await spawnEngram(join(dataDir, 'data'), KEY, dataDir);
   const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   try {
     const run = async (name: string, owner: (i: number) => string) => {
@@ -68,8 +66,7 @@ async function main(): Promise<void> {
     const check = await fetch(`${engram.url}/v1/search?entity_id=owner-single&k=1&q=${encodeURIComponent(JSON.parse(bodies[5]!).content.slice(0, 80))}`, { headers });
     console.log(`one-owner index after ingest answers search: ${check.status === 200 ? 'yes' : `no (${check.status})`}`);
   } finally {
-    engram.child.kill('SIGTERM');
-    await new Promise((r) => engram.child.once('exit', r));
+    await engram.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -6,7 +6,7 @@
  */
 import autocannon from 'autocannon';
 import hnswlib from 'hnswlib-node';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +17,7 @@ import { exactSearch } from '../src/vector/exact.js';
 import { LocalEmbedder } from '../src/vector/local-embedder.js';
 import { createDocumentBackends, DEFAULT_VECTOR_SETTINGS } from '../src/vector/setup.js';
 import { createCorpus } from './lib/corpus.js';
-import { engramUrl, spawnServer } from './lib/processes.js';
+import { spawnEngram } from './lib/processes.js';
 
 const PASSAGES = Number(process.argv[2] ?? 100_000);
 const SECONDS = Number(process.argv[3] ?? 10);
@@ -103,9 +103,7 @@ async function main(): Promise<void> {
   }
 
   // 6. The service in its own process on the same DATA_DIR: loads the persisted index on first search.
-  const keysFile = join(dataDir, 'keys.json');
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'bench' }] }));
-  const engram = await spawnServer('src/main.ts', { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' }, engramUrl);
+  const engram = await spawnEngram(dataDir, KEY, dataDir);
   const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   try {
     t = performance.now();
@@ -144,8 +142,7 @@ async function main(): Promise<void> {
     console.log(`exact search over all ${PASSAGES}: ${fmt(exactMs, 1)} ms per query (${fmt(exactMs / (1000 / rawQps), 0)}x raw hnswlib)`);
     console.log(`exact search cost by candidates (top ${2 * K}): ${crossover.join(', ')}; raw hnswlib p50 at ${PASSAGES}: ${fmt(pct(rawLat, 50), 3)} ms`);
   } finally {
-    engram.child.kill('SIGTERM');
-    await new Promise((r) => engram.child.once('exit', r));
+    await engram.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

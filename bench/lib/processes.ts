@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -25,3 +27,30 @@ export function engramUrl(line: string): string | undefined {
 }
 
 export const plainUrl = (line: string): string | undefined => (line.startsWith('http://') ? line.trim() : undefined);
+
+export interface BenchService {
+  url: string;
+  child: ChildProcess;
+  /** SIGTERM, then resolves once the process has exited (so its DATA_DIR can be removed). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real service (`src/main.ts`, Temporal off) on `dataDir` with one API key for tenant
+ * `bench`, whose keys file is written beside it.
+ */
+export async function spawnEngram(dataDir: string, key: string, keysDir: string): Promise<BenchService> {
+  const keysFile = join(keysDir, 'keys.json');
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
+  const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' };
+  const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
+  return { url, child, stop: () => stopChild(child) };
+}
+
+/** SIGTERM, then resolves once the process has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
+}
