@@ -135,22 +135,6 @@ export function addDoc(set: DocSet, docNo: number): void {
   w[low >>> 5]! |= 1 << (low & 31);
 }
 
-/** Document numbers in ascending order. */
-export function* iterate(set: DocSet): Generator<number> {
-  for (const seg of [...set.keys()].sort((x, y) => x - y)) {
-    const words = set.get(seg)!;
-    const base = seg << SEG_SHIFT;
-    for (let w = 0; w < WORDS; w++) {
-      let word = words[w]!;
-      while (word !== 0) {
-        const bit = 31 - Math.clz32(word & -word);
-        yield base | (w << 5) | bit;
-        word &= word - 1;
-      }
-    }
-  }
-}
-
 /** All numbers of a set into an array, ascending (faster than the generator for large sets). */
 export function toArray(set: DocSet): Uint32Array {
   const out = new Uint32Array(cardinality(set));

@@ -1,5 +1,5 @@
 import type { DocValue } from '../domain/query/types.js';
-import { SEG_SHIFT, SEG_SIZE, type DocSet } from './fields-bitset.js';
+import { SEG_SIZE, type DocSet } from './fields-bitset.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
