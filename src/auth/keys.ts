@@ -56,19 +56,16 @@ export class KeyRing {
     if (!parsed.success) {
       throw new Error(`invalid API_KEYS_FILE ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     }
-    const map = new Map<string, Principal>();
-    for (const entry of parsed.data.keys) {
-      const digest = (entry.key_sha256 ?? sha256(entry.key ?? '')).toLowerCase();
-      map.set(digest, {
+    return KeyRing.fromDigests(
+      parsed.data.keys.map((entry) => ({
+        digest: (entry.key_sha256 ?? sha256(entry.key ?? '')).toLowerCase(),
         tenant: entry.tenant,
-        principal: entry.principal ?? entry.tenant,
+        principal: entry.principal,
         multiTenant: entry.multi_tenant,
-        phiStrict: parsed.data.tenants[entry.tenant]?.phi_strict ?? false,
+        phiStrict: parsed.data.tenants[entry.tenant]?.phi_strict,
         rateLimit: entry.rate_limit,
-        keyId: digest.slice(0, 12),
-      });
-    }
-    return new KeyRing(map);
+      })),
+    );
   }
 
   /** One dev key for tenant `dev`, generated once into `DATA_DIR/dev-api-key` (mode 0600). */
@@ -82,21 +79,32 @@ export class KeyRing {
   }
 
   /** Builds a ring from plain entries (tests, dev key). */
-  static fromKeys(entries: Array<{ key: string; tenant: string; principal?: string; multiTenant?: boolean; phiStrict?: boolean; rateLimit?: RateLimit }>): KeyRing {
+  static fromKeys(entries: Array<KeyEntry & { key: string }>): KeyRing {
+    return KeyRing.fromDigests(entries.map(({ key, ...entry }) => ({ ...entry, digest: sha256(key) })));
+  }
+
+  private static fromDigests(entries: Array<KeyEntry & { digest: string }>): KeyRing {
     const map = new Map<string, Principal>();
     for (const e of entries) {
-      const digest = sha256(e.key);
-      map.set(digest, {
+      map.set(e.digest, {
         tenant: e.tenant,
         principal: e.principal ?? e.tenant,
         multiTenant: e.multiTenant ?? false,
         phiStrict: e.phiStrict ?? false,
         rateLimit: e.rateLimit,
-        keyId: digest.slice(0, 12),
+        keyId: e.digest.slice(0, 12),
       });
     }
     return new KeyRing(map);
   }
+}
+
+interface KeyEntry {
+  tenant: string;
+  principal?: string | undefined;
+  multiTenant?: boolean | undefined;
+  phiStrict?: boolean | undefined;
+  rateLimit?: RateLimit | undefined;
 }
 
 function sha256(text: string): string {
