@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
+  /** Facts held in memory by all owner actors together (their fact indexes); idle owners go first. */
+  MAX_CACHED_FACTS: z.coerce.number().int().positive().default(1_000_000),
   /** Structured query caps (DECISIONS.md): groups of a Mode B answer, candidate documents of any query. */
   QUERY_MAX_GROUPS: z.coerce.number().int().positive().default(10_000),
   QUERY_MAX_SCANNED: z.coerce.number().int().positive().default(1_000_000),

@@ -33,7 +33,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const clock = options.clock ?? systemClock;
   const store = openStore(config.dataDir, config.env.STORE_SYNC);
   const graph = new GraphStore(store);
-  const actors = new ActorRegistry({ store, graph, clock }, { maxActors: config.env.MAX_ACTORS, idleMs: config.env.ACTOR_IDLE_MS });
+  const actors = new ActorRegistry({ store, graph, clock }, {
+    maxActors: config.env.MAX_ACTORS,
+    idleMs: config.env.ACTOR_IDLE_MS,
+    maxCachedFacts: config.env.MAX_CACHED_FACTS,
+  });
   const keys = options.keys ?? loadKeys(config, log);
   const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
   const documents = createDocumentServices(config, store, log, [fields.index]);

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { planConsolidation, type ConsolidationReport } from '../domain/consolidation.js';
 import { upsertEntity, type Entity, type EntityInput } from '../domain/entities.js';
+import type { FactIndex } from '../domain/fact-index.js';
 import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
 import { retractRelationship, upsertRelationship, type Relationship, type RelationshipInput } from '../domain/relationships.js';
 import { ownerFields, type Scope } from '../domain/scope.js';
@@ -8,6 +9,7 @@ import { invalidInput, notFound } from '../errors.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import { Mailbox } from './mailbox.js';
+import { OwnerFacts, type FactPlanningView } from './owner-facts.js';
 
 export interface OwnerActorDeps {
   store: Store;
@@ -22,11 +24,15 @@ export type FactCommand = Omit<FactAssertion, 'observed_at' | 'entity_id' | 'par
 };
 
 /**
- * One owner's single writer. Every command decides inside the LMDB write transaction (so it sees every
- * earlier write of this owner) and throws before its first put when the input is refused.
+ * One owner's single writer. Entity and relationship commands decide inside the LMDB write transaction
+ * (so they see every earlier write of this owner); fact commands decide on the owner's in-memory fact
+ * index (src/actors/owner-facts.ts). Either throws before its first put when the input is refused.
  */
 export class OwnerActor {
   private readonly mailbox = new Mailbox();
+  private loadedFacts: OwnerFacts | undefined;
+  private graphWritesInFlight = 0;
+  private lastGraphWrite: Promise<void> = Promise.resolve();
   constructor(
     readonly scope: Scope,
     private readonly deps: OwnerActorDeps,
@@ -40,9 +46,18 @@ export class OwnerActor {
   write<T>(decideAndWrite: (now: number) => T): Promise<T> {
     return this.mailbox.submit(
       () => undefined,
-      () => this.deps.store.transaction(() => decideAndWrite(this.deps.clock.now())),
+      () => {
+        const committed = this.deps.store.transaction(() => decideAndWrite(this.deps.clock.now()));
+        this.graphWritesInFlight++;
+        this.lastGraphWrite = committed.then(this.graphWriteSettled, this.graphWriteSettled);
+        return committed;
+      },
     );
   }
+
+  private readonly graphWriteSettled = (): void => {
+    this.graphWritesInFlight--;
+  };
 
   upsertEntity(input: EntityInput): Promise<Entity> {
     return this.write((now) => {
@@ -78,36 +93,35 @@ export class OwnerActor {
   }
 
   assertFact(command: FactCommand): Promise<Fact> {
-    return this.write((now) => {
-      const { graph } = this.deps;
+    return this.writeFacts((now, facts) => {
       this.requireSubject(command.subject_type, command.subject_id);
       let explicitTarget: Fact | null = null;
       if (command.supersedes_fact_id !== undefined) {
-        explicitTarget = graph.getFact(this.scope, command.supersedes_fact_id) ?? null;
+        explicitTarget = facts.get(command.supersedes_fact_id) ?? null;
         if (!explicitTarget || explicitTarget.invalid_from !== null) {
           throw invalidInput(`supersedes_fact_id ${command.supersedes_fact_id} does not name an active fact in this scope`);
         }
       }
       const { supersedes_fact_id: _named, observed_at, ...rest } = command;
       const incoming: FactAssertion = { ...rest, ...ownerFields(this.scope), observed_at: observed_at ?? now };
-      const chain = graph.factNeighbourhood(this.scope, incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
+      const chain = facts.neighbourhood(incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
       const plan = planAssertion({ chain, explicitTarget, incoming, now });
+      const writes: Fact[] = [];
       for (const { fact_id, invalid_from } of plan.invalidations) {
         const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;
-        if (stored) graph.putFact(this.scope, applyInvalidation(stored, invalid_from, now), stored);
+        if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
       }
-      graph.putFact(this.scope, plan.fact);
-      return plan.fact;
+      writes.push(plan.fact);
+      return { writes, result: plan.fact };
     });
   }
 
   retractFact(id: string): Promise<Fact> {
-    return this.write((now) => {
-      const fact = this.deps.graph.getFact(this.scope, id);
+    return this.writeFacts((now, facts) => {
+      const fact = facts.get(id);
       if (!fact) throw notFound(`fact ${id}`);
       const retracted = retractFact(fact, now);
-      if (retracted !== fact) this.deps.graph.putFact(this.scope, retracted, fact);
-      return retracted;
+      return { writes: retracted === fact ? [] : [retracted], result: retracted };
     });
   }
 
@@ -116,18 +130,64 @@ export class OwnerActor {
    * transaction of this owner's queue, so no assertion can slip between the plan and the retractions.
    */
   consolidate(): Promise<ConsolidationReport> {
-    return this.write((now) => {
+    return this.writeFacts((now, facts) => {
       const { graph } = this.deps;
-      const facts = graph.activeFacts(this.scope);
+      const active = facts.activeFacts();
       const activeRelationshipIds = new Set<string>();
-      for (const f of facts) {
+      for (const f of active) {
         const id = f.subject_type === 'relationship' ? f.subject_id : null;
         if (id !== null && graph.getRelationship(this.scope, id)?.invalid_from === null) activeRelationshipIds.add(id);
       }
-      const plan = planConsolidation({ facts, activeRelationshipIds });
-      for (const { fact } of plan.retract) graph.putFact(this.scope, retractFact(fact, now), fact);
-      return plan.report;
+      const plan = planConsolidation({ facts: active, activeRelationshipIds });
+      return { writes: plan.retract.map(({ fact }) => retractFact(fact, now)), result: plan.report };
     });
+  }
+
+  /** The owner's committed facts, as readers may see them (loaded from LMDB on first use). */
+  facts(): FactIndex {
+    return this.ownerFacts().committed;
+  }
+
+  /** How many facts this actor holds in memory (the registry's budget counts them). */
+  get weight(): number {
+    return this.loadedFacts?.committed.size ?? 0;
+  }
+
+  /**
+   * A fact command: `decide` runs in this owner's order against the owner's facts including earlier
+   * commands still in flight, and returns the fact versions to store. They are written as plain puts,
+   * issued together so they commit in one LMDB transaction, without holding the write transaction open
+   * for a callback. Readers see them once they have committed, not before.
+   */
+  private writeFacts<T>(decide: (now: number, facts: FactPlanningView) => { writes: Fact[]; result: T }): Promise<T> {
+    return this.mailbox.submit(
+      // Facts check entities and relationships in the committed snapshot: let this owner's earlier
+      // entity and relationship writes commit first, so queue order still means what it says.
+      () => (this.graphWritesInFlight > 0 ? this.lastGraphWrite : undefined),
+      () => {
+        const owner = this.ownerFacts();
+        const { writes, result } = decide(this.deps.clock.now(), owner.view);
+        if (writes.length === 0) return Promise.resolve(result);
+        let committed: Promise<unknown> = Promise.resolve();
+        for (const fact of writes) committed = this.deps.graph.putFact(this.scope, fact);
+        const seq = owner.stage(writes);
+        return committed.then(
+          () => {
+            owner.settle(seq);
+            return result;
+          },
+          (error: unknown) => {
+            owner.discard(seq);
+            throw error;
+          },
+        );
+      },
+    );
+  }
+
+  private ownerFacts(): OwnerFacts {
+    this.loadedFacts ??= new OwnerFacts(this.deps.graph.loadFacts(this.scope));
+    return this.loadedFacts;
   }
 
   private requireSubject(type: Fact['subject_type'], id: string | null): void {

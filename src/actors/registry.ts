@@ -7,6 +7,11 @@ export interface RegistryOptions {
   maxActors: number;
   /** An actor unused this long is dropped (it is rebuilt from LMDB on next use). */
   idleMs: number;
+  /**
+   * Most facts held in memory across all actors (each actor keeps its owner's fact index); least
+   * recently used idle actors go first. One owner larger than this is still served, alone.
+   */
+  maxCachedFacts?: number;
 }
 
 /**
@@ -16,13 +21,19 @@ export interface RegistryOptions {
 export class ActorRegistry {
   private readonly draining = new Map<string, OwnerActor>();
   private readonly cache: LRUCache<string, OwnerActor>;
+  /** The weight each cached actor was last charged with; re-charged when it has drifted. */
+  private readonly charged = new WeakMap<OwnerActor, number>();
 
   constructor(
     private readonly deps: OwnerActorDeps,
     options: RegistryOptions,
   ) {
+    const maxSize = options.maxCachedFacts;
     this.cache = new LRUCache<string, OwnerActor>({
       max: options.maxActors,
+      ...(maxSize === undefined
+        ? {}
+        : { maxSize, sizeCalculation: (actor: OwnerActor) => Math.min(maxSize, 1 + this.charge(actor)) }),
       ttl: options.idleMs,
       updateAgeOnGet: true,
       ttlAutopurge: true,
@@ -39,13 +50,27 @@ export class ActorRegistry {
   actorFor(scope: Scope): OwnerActor {
     const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
     let actor = this.cache.get(key);
-    if (actor) return actor;
+    if (actor) {
+      if (this.drifted(actor)) this.cache.set(key, actor);
+      return actor;
+    }
     actor = this.draining.get(key);
     if (actor) this.draining.delete(key);
     actor ??= new OwnerActor(scope, this.deps);
     this.cache.set(key, actor);
     this.sweepDraining();
     return actor;
+  }
+
+  private charge(actor: OwnerActor): number {
+    this.charged.set(actor, actor.weight);
+    return actor.weight;
+  }
+
+  /** Re-sizing on every call would cost a cache write per request; facts arrive one at a time. */
+  private drifted(actor: OwnerActor): boolean {
+    const charged = this.charged.get(actor) ?? 0;
+    return Math.abs(actor.weight - charged) > Math.max(64, charged / 8);
   }
 
   private sweepDraining(): void {

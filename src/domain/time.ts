@@ -48,3 +48,15 @@ function daysInMonth(year: number, month: number): number {
 export function activeAt(record: { observed_at: number; invalid_from: number | null }, at: number): boolean {
   return record.observed_at <= at && (record.invalid_from === null || record.invalid_from > at);
 }
+
+export interface TemporalQuery {
+  include_inactive?: boolean | undefined;
+  as_of?: number | undefined;
+  limit: number;
+}
+
+/** `as_of` selects what was active then; otherwise `include_inactive` decides. */
+export function stateMatches(record: { observed_at: number; invalid_from: number | null }, query: TemporalQuery): boolean {
+  if (query.as_of !== undefined) return activeAt(record, query.as_of);
+  return query.include_inactive === true || record.invalid_from === null;
+}

@@ -1,20 +1,19 @@
 import type { Entity } from '../domain/entities.js';
-import { byObservedDesc, type Fact, type SubjectType } from '../domain/facts.js';
+import type { Fact } from '../domain/facts.js';
 import type { Relationship } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
-import { activeAt } from '../domain/time.js';
-import { keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
+import { stateMatches, type TemporalQuery } from '../domain/time.js';
+import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /**
  * The memory graph in LMDB. Writers (`put*`) must run inside `Store.transaction` so a record and its
- * secondary entries commit together; readers see the last committed snapshot.
+ * secondary entries commit together; readers see the last committed snapshot. Facts are records only:
+ * their indexes are held in memory per owner (src/actors/owner-facts.ts).
  *
  * Secondary entries, under the owner's scope:
  *   e_created [created_at, id]          e_type [type, created_at, id]
  *   r_obs [observed_at, id]             r_act [observed_at, id] (active only)
  *   r_from [from, observed_at, id]      r_to [to, observed_at, id]
- *   f_obs [observed_at, id]             f_act [observed_at, id] (active only)
- *   f_sp [subject_type, subject_id, predicate, observed_at, id]   f_pred [predicate, observed_at, id]
  */
 export class GraphStore {
   constructor(private readonly store: Store) {}
@@ -76,81 +75,18 @@ export class GraphStore {
   }
 
   /**
-   * Writes a fact and its index entries. With `previous` (the stored version of the same fact), only the
-   * entries that depend on its state change: subject, predicate and `observed_at` are immutable.
+   * Queues a fact record for the next commit; resolves once it is durable. Facts have no secondary
+   * entries in LMDB: an owner's fact indexes live in its actor's memory (src/domain/fact-index.ts),
+   * rebuilt from these records by `loadFacts`.
    */
-  putFact(scope: Scope, fact: Fact, previous?: Fact): void {
-    const s = scopeKey(scope);
-    const { fact_id: id, observed_at: at } = fact;
-    this.store.records.put([...s, 'fact', id], fact);
-    const sp = [fact.subject_type, fact.subject_id ?? '', fact.predicate, at, id];
-    if (!previous) {
-      this.store.index.put([...s, 'f_obs', at, id], true);
-      this.store.index.put([...s, 'f_sp', ...sp], true);
-      this.store.index.put([...s, 'f_pred', fact.predicate, at, id], true);
-    } else if ((previous.invalid_from === null) === (fact.invalid_from === null)) {
-      return;
-    }
-    if (fact.invalid_from === null) {
-      this.store.index.put([...s, 'f_act', at, id], true);
-      this.store.index.put([...s, 'f_spa', ...sp], true);
-    } else {
-      this.store.index.remove([...s, 'f_act', at, id]);
-      this.store.index.remove([...s, 'f_spa', ...sp]);
-    }
+  putFact(scope: Scope, fact: Fact): Promise<boolean> {
+    return this.store.records.put([...scopeKey(scope), 'fact', fact.fact_id], fact);
   }
 
-  /** The facts (any state) of one subject and predicate, by `observed_at` ascending. */
-  factChain(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string, limit = Infinity): Fact[] {
-    const prefix = [...scopeKey(scope), 'f_sp', subjectType, subjectId ?? '', predicate];
-    return this.collect(prefix, false, (id) => this.getFact(scope, id), () => true, limit);
-  }
-
-  /**
-   * The part of a subject-and-predicate chain an assertion observed at `at` can affect: the active facts,
-   * every fact observed after `at` (none unless the assertion is out of order) and the few observed just
-   * before it. Bounded by the key's active set, not by its history, so long chains stay cheap to extend.
-   */
-  factNeighbourhood(scope: Scope, subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): Fact[] {
-    const sp = [...scopeKey(scope), 'f_sp', subjectType, subjectId ?? '', predicate];
-    const load = (id: string): Fact | undefined => this.getFact(scope, id);
-    const all = () => true;
-    const found = new Map<string, Fact>();
-    const add = (facts: Fact[]) => facts.forEach((f) => found.set(f.fact_id, f));
-    add(this.collect([...scopeKey(scope), 'f_spa', subjectType, subjectId ?? '', predicate], false, load, all, Infinity));
-    const later = this.collect(sp, false, load, all, Infinity, [at + 1]);
-    add(later);
-    // Only an out-of-order assertion (something observed after it) can cut short an earlier fact.
-    if (later.length > 0) add(this.collect(sp, true, load, all, NEIGHBOURS_BEFORE, [at]));
-    return [...found.values()];
-  }
-
-  /** Every active fact of the owner, newest first. */
-  activeFacts(scope: Scope): Fact[] {
-    return this.collect([...scopeKey(scope), 'f_act'], true, (id) => this.getFact(scope, id), () => true, Infinity);
-  }
-
-  listFacts(scope: Scope, query: FactQuery): Fact[] {
-    const s = scopeKey(scope);
-    const matches = (f: Fact): boolean =>
-      (query.subject_type === undefined ||
-        (f.subject_type === query.subject_type && f.subject_id === (query.subject_id ?? null))) &&
-      (query.predicate === undefined || f.predicate === query.predicate) &&
-      stateMatches(f, query);
-    const load = (id: string): Fact | undefined => this.getFact(scope, id);
-    if (query.subject_type !== undefined) {
-      // A subject's facts span predicates, so the subject range is gathered whole and then ordered.
-      const prefix = [...s, 'f_sp', query.subject_type, query.subject_id ?? ''];
-      if (query.predicate !== undefined) prefix.push(query.predicate);
-      return this.collect(prefix, false, load, matches, Infinity).sort(byObservedDesc).slice(0, query.limit);
-    }
-    if (query.predicate !== undefined) {
-      return this.collect([...s, 'f_pred', query.predicate], true, load, matches, query.limit);
-    }
-    if (query.as_of !== undefined) {
-      return this.collect([...s, 'f_obs'], true, load, matches, query.limit, [query.as_of]);
-    }
-    return this.collect([...s, query.include_inactive ? 'f_obs' : 'f_act'], true, load, matches, query.limit);
+  /** Every stored fact of the owner, in id order. */
+  *loadFacts(scope: Scope): Generator<Fact> {
+    const prefix = [...scopeKey(scope), 'fact'];
+    for (const { value } of this.store.records.getRange({ start: prefix, end: [...prefix, KEY_MAX] })) yield value as Fact;
   }
 
   /** Walks an index range (id is the key's last part), loads each record and keeps the matching ones. */
@@ -175,29 +111,8 @@ export class GraphStore {
   }
 }
 
-/** How many facts observed before an assertion are consulted to find the one it cuts short. */
-const NEIGHBOURS_BEFORE = 8;
-
-export interface TemporalQuery {
-  include_inactive?: boolean | undefined;
-  as_of?: number | undefined;
-  limit: number;
-}
-
 export interface RelationshipQuery extends TemporalQuery {
   from_entity_id?: string | undefined;
   to_entity_id?: string | undefined;
   relationship_type?: string | undefined;
-}
-
-export interface FactQuery extends TemporalQuery {
-  subject_type?: SubjectType | undefined;
-  subject_id?: string | undefined;
-  predicate?: string | undefined;
-}
-
-/** `as_of` selects what was active then; otherwise `include_inactive` decides. */
-function stateMatches(record: { observed_at: number; invalid_from: number | null }, query: TemporalQuery): boolean {
-  if (query.as_of !== undefined) return activeAt(record, query.as_of);
-  return query.include_inactive === true || record.invalid_from === null;
 }

@@ -60,7 +60,7 @@ describe('consolidateOwner activity', () => {
     expect(graph.getFact(owner, 'fact_b')!.invalid_from).not.toBeNull();
     expect(graph.getFact(owner, 'fact_a')!.invalid_from).toBeNull();
     // Another owner's facts are not touched.
-    expect(graph.activeFacts(other).map((f) => f.fact_id).sort()).toEqual(['fact_d', 'fact_e']);
+    expect([...graph.loadFacts(other)].filter((f) => f.invalid_from === null).map((f) => f.fact_id).sort()).toEqual(['fact_d', 'fact_e']);
   });
 
   it('is safe to retry: a second attempt retracts nothing more', async () => {

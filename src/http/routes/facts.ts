@@ -24,10 +24,11 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   router.get('/memory/facts', (ctx) => {
     const { entity_id, partition, limit = LIST_LIMIT_DEFAULT, history, ...filters } = parseQuery(ctx, FactListQuerySchema);
     const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const index = deps.actors.actorFor(scope).facts();
     const facts =
       history && filters.subject_type !== undefined && filters.predicate !== undefined
-        ? deps.graph.factChain(scope, filters.subject_type, filters.subject_id ?? null, filters.predicate, limit)
-        : deps.graph.listFacts(scope, { ...filters, limit });
+        ? index.chain(filters.subject_type, filters.subject_id ?? null, filters.predicate, limit)
+        : index.list({ ...filters, limit });
     ctx.body = { facts: facts.map(factJson), count: facts.length };
   });
 

@@ -1,0 +1,189 @@
+import type { Fact, SubjectType } from './facts.js';
+import { stateMatches, type TemporalQuery } from './time.js';
+
+export interface FactQuery extends TemporalQuery {
+  subject_type?: SubjectType | undefined;
+  subject_id?: string | undefined;
+  predicate?: string | undefined;
+}
+
+/** How many facts observed before an assertion are consulted to find the one it cuts short. */
+export const NEIGHBOURS_BEFORE = 8;
+
+/**
+ * One owner's facts in memory, ordered the way every fact listing reads them: by (`observed_at`, id).
+ * A fact's key never changes (subject, predicate and `observed_at` are immutable); a new version of it
+ * only replaces the record and, when it stops being active, leaves the active lists.
+ *
+ * Built from the owner's stored facts and kept current by `upsert`; knows nothing of storage.
+ */
+export class FactIndex {
+  private readonly byId = new Map<string, Slot>();
+  private readonly all: Slot[] = [];
+  private readonly active: Slot[] = [];
+  private readonly bySubject = new Map<string, Slot[]>();
+  private readonly byPredicate = new Map<string, Slot[]>();
+  private readonly byChain = new Map<string, Chain>();
+
+  constructor(facts: Iterable<Fact> = []) {
+    for (const fact of facts) this.upsert(fact);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Fact | undefined {
+    return this.byId.get(id)?.fact;
+  }
+
+  /** Adds a fact or replaces the stored version of it. */
+  upsert(fact: Fact): void {
+    const slot = this.byId.get(fact.fact_id);
+    if (!slot) {
+      this.insertNew({ fact });
+      return;
+    }
+    const wasActive = slot.fact.invalid_from === null;
+    const isActive = fact.invalid_from === null;
+    slot.fact = fact;
+    if (wasActive === isActive) return;
+    const chain = this.byChain.get(chainKey(fact.subject_type, fact.subject_id, fact.predicate))!;
+    if (isActive) {
+      insertSorted(this.active, slot);
+      chain.active.add(slot);
+    } else {
+      removeSorted(this.active, slot);
+      chain.active.delete(slot);
+    }
+  }
+
+  /** Every active fact, newest first. */
+  activeFacts(): Fact[] {
+    return descending(this.active, () => true, Infinity);
+  }
+
+  /** The facts (any state) of one subject and predicate, by `observed_at` ascending. */
+  chain(subjectType: SubjectType, subjectId: string | null, predicate: string, limit = Infinity): Fact[] {
+    const chain = this.byChain.get(chainKey(subjectType, subjectId, predicate));
+    return chain ? chain.all.slice(0, limit).map((slot) => slot.fact) : [];
+  }
+
+  /**
+   * The part of a subject-and-predicate chain an assertion observed at `at` can affect: the active facts,
+   * every fact observed after `at` (none unless the assertion is out of order) and, when there are any
+   * (or `withBefore`), the few observed at or just before it.
+   */
+  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number, withBefore = false): Fact[] {
+    const chain = this.byChain.get(chainKey(subjectType, subjectId, predicate));
+    if (!chain) return [];
+    const found = new Set<Slot>(chain.active);
+    const firstLater = lowerBound(chain.all, at + 1, '');
+    for (let i = firstLater; i < chain.all.length; i++) found.add(chain.all[i]!);
+    if (withBefore || firstLater < chain.all.length) {
+      for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
+    }
+    return [...found].map((slot) => slot.fact);
+  }
+
+  /** A fact listing: newest first, filtered by subject, predicate and state (`as_of` or `include_inactive`). */
+  list(query: FactQuery): Fact[] {
+    const matches = (f: Fact): boolean =>
+      (query.subject_type === undefined ||
+        (f.subject_type === query.subject_type && f.subject_id === (query.subject_id ?? null))) &&
+      (query.predicate === undefined || f.predicate === query.predicate) &&
+      stateMatches(f, query);
+    if (query.subject_type !== undefined) {
+      const source =
+        query.predicate !== undefined
+          ? this.byChain.get(chainKey(query.subject_type, query.subject_id ?? null, query.predicate))?.all
+          : this.bySubject.get(subjectKey(query.subject_type, query.subject_id ?? null));
+      return descending(source ?? [], matches, query.limit);
+    }
+    if (query.predicate !== undefined) return descending(this.byPredicate.get(query.predicate) ?? [], matches, query.limit);
+    if (query.as_of !== undefined) {
+      return descending(this.all, matches, query.limit, lowerBound(this.all, query.as_of + 1, ''));
+    }
+    return descending(query.include_inactive ? this.all : this.active, matches, query.limit);
+  }
+
+  private insertNew(slot: Slot): void {
+    const { fact } = slot;
+    this.byId.set(fact.fact_id, slot);
+    insertSorted(this.all, slot);
+    insertSorted(listIn(this.bySubject, subjectKey(fact.subject_type, fact.subject_id)), slot);
+    insertSorted(listIn(this.byPredicate, fact.predicate), slot);
+    const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
+    let chain = this.byChain.get(key);
+    if (!chain) this.byChain.set(key, (chain = { all: [], active: new Set() }));
+    insertSorted(chain.all, slot);
+    if (fact.invalid_from === null) {
+      insertSorted(this.active, slot);
+      chain.active.add(slot);
+    }
+  }
+}
+
+/** The current version of one fact; every list holds the same slot, so a new version is one assignment. */
+interface Slot {
+  fact: Fact;
+}
+
+interface Chain {
+  all: Slot[];
+  active: Set<Slot>;
+}
+
+function subjectKey(type: SubjectType, id: string | null): string {
+  return JSON.stringify([type, id ?? '']);
+}
+
+function chainKey(type: SubjectType, id: string | null, predicate: string): string {
+  return JSON.stringify([type, id ?? '', predicate]);
+}
+
+function listIn(map: Map<string, Slot[]>, key: string): Slot[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+}
+
+/** Orders by `observed_at`, then id (the order of the listing keys: oldest first). */
+function before(slot: Slot, at: number, id: string): boolean {
+  const f = slot.fact;
+  return f.observed_at < at || (f.observed_at === at && f.fact_id < id);
+}
+
+/** The first position whose key is not before (`at`, `id`). */
+function lowerBound(list: Slot[], at: number, id: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (before(list[mid]!, at, id)) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Facts mostly arrive in order, so the common insert is a push. */
+function insertSorted(list: Slot[], slot: Slot): void {
+  const last = list[list.length - 1];
+  if (!last || before(last, slot.fact.observed_at, slot.fact.fact_id)) list.push(slot);
+  else list.splice(lowerBound(list, slot.fact.observed_at, slot.fact.fact_id), 0, slot);
+}
+
+function removeSorted(list: Slot[], slot: Slot): void {
+  const i = lowerBound(list, slot.fact.observed_at, slot.fact.fact_id);
+  if (list[i] === slot) list.splice(i, 1);
+}
+
+/** Walks `list` from `end` (exclusive) down, keeping the matching facts, up to `limit`. */
+function descending(list: Slot[], matches: (f: Fact) => boolean, limit: number, end = list.length): Fact[] {
+  const out: Fact[] = [];
+  for (let i = end - 1; i >= 0 && out.length < limit; i--) {
+    const fact = list[i]!.fact;
+    if (matches(fact)) out.push(fact);
+  }
+  return out;
+}
