@@ -168,8 +168,7 @@ export class OwnerActor {
         const owner = this.ownerFacts();
         const { writes, result } = decide(this.deps.clock.now(), owner.view);
         if (writes.length === 0) return Promise.resolve(result);
-        let committed: Promise<unknown> = Promise.resolve();
-        for (const fact of writes) committed = this.deps.graph.putFact(this.scope, fact);
+        const committed = Promise.all(writes.map((fact) => this.deps.graph.putFact(this.scope, fact)));
         const seq = owner.stage(writes);
         return committed.then(
           () => {

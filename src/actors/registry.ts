@@ -20,25 +20,23 @@ export interface RegistryOptions {
  */
 export class ActorRegistry {
   private readonly draining = new Map<string, OwnerActor>();
-  private readonly cache: LRUCache<string, OwnerActor>;
-  /** The weight each cached actor was last charged with; re-charged when it has drifted. */
-  private readonly charged = new WeakMap<OwnerActor, number>();
+  private readonly cache: LRUCache<string, Entry>;
 
   constructor(
     private readonly deps: OwnerActorDeps,
     options: RegistryOptions,
   ) {
     const maxSize = options.maxCachedFacts;
-    this.cache = new LRUCache<string, OwnerActor>({
+    this.cache = new LRUCache<string, Entry>({
       max: options.maxActors,
-      ...(maxSize === undefined
-        ? {}
-        : { maxSize, sizeCalculation: (actor: OwnerActor) => Math.min(maxSize, 1 + this.charge(actor)) }),
+      // An owner larger than the whole budget is charged the whole budget, so it is kept, alone.
+      ...(maxSize === undefined ? {} : { maxSize, sizeCalculation: (entry: Entry) => Math.min(maxSize, 1 + entry.charged) }),
       ttl: options.idleMs,
       updateAgeOnGet: true,
       ttlAutopurge: true,
-      dispose: (actor, key) => {
-        if (actor.busy) this.draining.set(key, actor);
+      dispose: (entry, key, reason) => {
+        // 'set' is a re-charge of the same actor, not its departure.
+        if (reason !== 'set' && entry.actor.busy) this.draining.set(key, entry.actor);
       },
     });
   }
@@ -49,31 +47,36 @@ export class ActorRegistry {
 
   actorFor(scope: Scope): OwnerActor {
     const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
-    let actor = this.cache.get(key);
-    if (actor) {
-      if (this.drifted(actor)) this.cache.set(key, actor);
-      return actor;
+    const entry = this.cache.get(key);
+    if (entry) {
+      if (drifted(entry)) this.admit(key, entry.actor);
+      return entry.actor;
     }
-    actor = this.draining.get(key);
+    let actor = this.draining.get(key);
     if (actor) this.draining.delete(key);
     actor ??= new OwnerActor(scope, this.deps);
-    this.cache.set(key, actor);
+    this.admit(key, actor);
     this.sweepDraining();
     return actor;
   }
 
-  private charge(actor: OwnerActor): number {
-    this.charged.set(actor, actor.weight);
-    return actor.weight;
-  }
-
-  /** Re-sizing on every call would cost a cache write per request; facts arrive one at a time. */
-  private drifted(actor: OwnerActor): boolean {
-    const charged = this.charged.get(actor) ?? 0;
-    return Math.abs(actor.weight - charged) > Math.max(64, charged / 8);
+  /** (Re)inserts an actor charged with its current weight; lru-cache sizes an entry only when it is set. */
+  private admit(key: string, actor: OwnerActor): void {
+    this.cache.set(key, { actor, charged: actor.weight });
   }
 
   private sweepDraining(): void {
     for (const [key, actor] of this.draining) if (!actor.busy) this.draining.delete(key);
   }
+}
+
+interface Entry {
+  actor: OwnerActor;
+  /** The weight the budget counted when the entry was set. */
+  charged: number;
+}
+
+/** Re-charging on every call would cost a cache write per request; facts arrive one at a time. */
+function drifted(entry: Entry): boolean {
+  return Math.abs(entry.actor.weight - entry.charged) > Math.max(64, entry.charged / 8);
 }

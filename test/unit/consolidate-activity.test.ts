@@ -1,43 +1,35 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { withAppFailures } from '../../activities/failures.js';
-import { ActorRegistry } from '../../src/actors/registry.js';
-import { ManualClock } from '../../src/clock.js';
+import type { ActorRegistry } from '../../src/actors/registry.js';
+import type { ManualClock } from '../../src/clock.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { notFound, unavailable } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
-import { GraphStore } from '../../src/store/graph.js';
-import { openStore, type Store } from '../../src/store/lmdb.js';
+import type { GraphStore } from '../../src/store/graph.js';
+import type { Store } from '../../src/store/lmdb.js';
+import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const quiet = { logger: new DefaultLogger('WARN') };
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
 const other: Scope = { tenant: 'acme', partition: null, entityId: 'user-2' };
 
 describe('consolidateOwner activity', () => {
-  let dir: string;
+  let temp: TempGraph;
   let store: Store;
   let graph: GraphStore;
   let actors: ActorRegistry;
   let clock: ManualClock;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'engram-activity-'));
-    store = openStore(dir);
-    graph = new GraphStore(store);
-    clock = new ManualClock(Date.UTC(2026, 0, 1));
-    actors = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000 });
+    temp = openTempGraph('engram-activity-');
+    ({ store, graph, actors, clock } = temp);
   });
 
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => temp.close());
 
   const assert = (scope: Scope, id: string, value: string) => {
     clock.advance(1000);

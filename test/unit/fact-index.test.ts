@@ -1,0 +1,143 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FactIndex, NEIGHBOURS_BEFORE, type FactQuery } from '../../src/domain/fact-index.js';
+import { byObservedDesc, type Fact, type SubjectType } from '../../src/domain/facts.js';
+import { stateMatches } from '../../src/domain/time.js';
+
+const SUBJECTS: Array<[SubjectType, string | null]> = [
+  ['owner', null],
+  ['entity', 'e1'],
+  ['entity', 'e2'],
+];
+const PREDICATES = ['color', 'city', 'a\u0000b'];
+
+function fact(id: number, subject: number, predicate: number, observedAt: number, invalidFrom: number | null): Fact {
+  const [subject_type, subject_id] = SUBJECTS[subject]!;
+  return {
+    fact_id: `fact_${String(id).padStart(4, '0')}`,
+    entity_id: 'u1',
+    partition: null,
+    subject_type,
+    subject_id,
+    predicate: PREDICATES[predicate]!,
+    value: id,
+    cardinality: 'multi',
+    valid_from: null,
+    observed_at: observedAt,
+    invalid_from: invalidFrom === null ? null : observedAt + invalidFrom,
+    supersedes_fact_id: null,
+    created_at: 0,
+    updated_at: 0,
+  };
+}
+
+/** The reference: every stored fact, filtered and sorted from scratch on each question. */
+function referenceList(facts: Fact[], q: FactQuery): Fact[] {
+  return facts
+    .filter(
+      (f) =>
+        (q.subject_type === undefined || (f.subject_type === q.subject_type && f.subject_id === (q.subject_id ?? null))) &&
+        (q.predicate === undefined || f.predicate === q.predicate) &&
+        stateMatches(f, q),
+    )
+    .sort(byObservedDesc)
+    .slice(0, q.limit);
+}
+
+const ids = (facts: Fact[]) => facts.map((f) => f.fact_id);
+
+// Facts arrive in any order (observed_at from a narrow range, so ties are common), and some are later
+// replaced by a version with a different state: the index must answer like a full scan.
+const workload = fc.record({
+  facts: fc.array(
+    fc.record({
+      subject: fc.integer({ min: 0, max: SUBJECTS.length - 1 }),
+      predicate: fc.integer({ min: 0, max: PREDICATES.length - 1 }),
+      observedAt: fc.integer({ min: 0, max: 40 }),
+      invalidAfter: fc.option(fc.integer({ min: 1, max: 20 }), { nil: null }),
+    }),
+    { maxLength: 60 },
+  ),
+  updates: fc.array(fc.record({ pick: fc.nat(), invalidAfter: fc.option(fc.integer({ min: 0, max: 20 }), { nil: null }) }), { maxLength: 30 }),
+  queries: fc.array(
+    fc.record({
+      subject: fc.option(fc.integer({ min: 0, max: SUBJECTS.length - 1 }), { nil: undefined }),
+      predicate: fc.option(fc.integer({ min: 0, max: PREDICATES.length - 1 }), { nil: undefined }),
+      asOf: fc.option(fc.integer({ min: -1, max: 70 }), { nil: undefined }),
+      includeInactive: fc.boolean(),
+      limit: fc.integer({ min: 1, max: 70 }),
+    }),
+    { minLength: 1, maxLength: 10 },
+  ),
+});
+
+describe('FactIndex', () => {
+  it('answers every listing exactly like a full scan, through inserts in any order and new versions', () => {
+    fc.assert(
+      fc.property(workload, ({ facts, updates, queries }) => {
+        const stored = new Map<string, Fact>();
+        const index = new FactIndex();
+        facts.forEach((f, i) => {
+          const created = fact(i, f.subject, f.predicate, f.observedAt, f.invalidAfter);
+          stored.set(created.fact_id, created);
+          index.upsert(created);
+        });
+        for (const { pick, invalidAfter } of updates) {
+          const current = [...stored.values()][pick % Math.max(1, stored.size)];
+          if (!current) continue;
+          const next = { ...current, invalid_from: invalidAfter === null ? null : current.observed_at + invalidAfter };
+          stored.set(next.fact_id, next);
+          index.upsert(next);
+        }
+        const all = [...stored.values()];
+        expect(index.size).toBe(all.length);
+        expect(ids(index.activeFacts())).toEqual(ids(referenceList(all, { limit: Infinity })));
+        for (const q of queries) {
+          const [subject_type, subject_id] = q.subject === undefined ? [undefined, undefined] : SUBJECTS[q.subject]!;
+          const query: FactQuery = {
+            subject_type,
+            subject_id: subject_id ?? undefined,
+            predicate: q.predicate === undefined ? undefined : PREDICATES[q.predicate],
+            as_of: q.asOf,
+            include_inactive: q.includeInactive,
+            limit: q.limit,
+          };
+          expect(ids(index.list(query))).toEqual(ids(referenceList(all, query)));
+        }
+        for (const [subjectType, subjectId] of SUBJECTS) {
+          for (const predicate of PREDICATES) {
+            const chain = all
+              .filter((f) => f.subject_type === subjectType && f.subject_id === subjectId && f.predicate === predicate)
+              .sort(byObservedDesc)
+              .reverse();
+            expect(ids(index.chain(subjectType, subjectId, predicate))).toEqual(ids(chain));
+            expect(ids(index.chain(subjectType, subjectId, predicate, 3))).toEqual(ids(chain.slice(0, 3)));
+            for (const at of [-1, 0, 10, 20, 40, 80]) {
+              const near = new Set(ids(index.neighbourhood(subjectType, subjectId, predicate, at)));
+              const later = chain.filter((f) => f.observed_at > at);
+              const needed = [
+                ...chain.filter((f) => f.invalid_from === null),
+                ...later,
+                ...(later.length > 0 ? chain.filter((f) => f.observed_at <= at).slice(-NEIGHBOURS_BEFORE) : []),
+              ];
+              for (const f of needed) expect(near.has(f.fact_id)).toBe(true);
+              expect(near.size).toBe(new Set(ids(needed)).size);
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('returns the current version of a fact and keeps it listed once', () => {
+    const index = new FactIndex([fact(1, 0, 0, 10, null)]);
+    const retracted = { ...fact(1, 0, 0, 10, null), invalid_from: 15 };
+    index.upsert(retracted);
+    expect(index.get('fact_0001')).toBe(retracted);
+    expect(index.list({ limit: 10 })).toEqual([]);
+    expect(index.list({ include_inactive: true, limit: 10 })).toEqual([retracted]);
+    expect(index.list({ as_of: 12, limit: 10 })).toEqual([retracted]);
+    expect(index.list({ as_of: 15, limit: 10 })).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FactCommand } from '../../src/actors/owner-actor.js';
+import { OwnerFacts } from '../../src/actors/owner-facts.js';
+import { ActorRegistry } from '../../src/actors/registry.js';
+import type { ManualClock } from '../../src/clock.js';
+import type { Fact } from '../../src/domain/facts.js';
+import type { Scope } from '../../src/domain/scope.js';
+import { GraphStore } from '../../src/store/graph.js';
+import type { Store } from '../../src/store/lmdb.js';
+import { openTempGraph, type TempGraph } from '../helpers/graph.js';
+
+const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
+let counter = 0;
+const command = (predicate: string, value: string, extra: Partial<FactCommand> = {}): FactCommand => ({
+  fact_id: `fact_${String(counter++).padStart(6, '0')}`,
+  subject_type: 'owner',
+  subject_id: null,
+  predicate,
+  value,
+  cardinality: 'single',
+  valid_from: null,
+  ...extra,
+});
+const values = (facts: Fact[]) => facts.map((f) => f.value);
+
+describe('OwnerFacts overlay', () => {
+  const stored = (id: string, invalidFrom: number | null = null): Fact => ({
+    fact_id: id,
+    entity_id: 'u',
+    partition: null,
+    subject_type: 'owner',
+    subject_id: null,
+    predicate: 'city',
+    value: id,
+    cardinality: 'single',
+    valid_from: null,
+    observed_at: 10,
+    invalid_from: invalidFrom,
+    supersedes_fact_id: null,
+    created_at: 10,
+    updated_at: 10,
+  });
+
+  it('shows staged writes to planning only, and to readers once settled', () => {
+    const facts = new OwnerFacts([stored('a')]);
+    const seq = facts.stage([stored('a', 20), stored('b')]);
+    expect(facts.view.get('a')!.invalid_from).toBe(20);
+    expect(facts.view.activeFacts().map((f) => f.fact_id)).toEqual(['b']);
+    expect(facts.view.neighbourhood('owner', null, 'city', 10).map((f) => f.fact_id).sort()).toEqual(['a', 'b']);
+    expect(facts.committed.get('a')!.invalid_from).toBeNull();
+    expect(facts.committed.get('b')).toBeUndefined();
+    facts.settle(seq);
+    expect(facts.committed.get('a')!.invalid_from).toBe(20);
+    expect(facts.committed.activeFacts().map((f) => f.fact_id)).toEqual(['b']);
+  });
+
+  it('forgets a failed batch without losing a later staged version of the same fact', () => {
+    const facts = new OwnerFacts([stored('a')]);
+    const failed = facts.stage([stored('a', 20)]);
+    const later = facts.stage([stored('a', 15)]);
+    facts.discard(failed);
+    expect(facts.view.get('a')!.invalid_from).toBe(15);
+    facts.settle(later);
+    expect(facts.committed.get('a')!.invalid_from).toBe(15);
+    expect(facts.view.get('a')).toBe(facts.committed.get('a'));
+  });
+});
+
+describe('OwnerActor facts', () => {
+  let temp: TempGraph;
+  let store: Store;
+  let graph: GraphStore;
+  let clock: ManualClock;
+  let actors: ActorRegistry;
+
+  beforeEach(() => {
+    temp = openTempGraph('engram-actor-facts-');
+    ({ store, graph, actors, clock } = temp);
+  });
+
+  afterEach(() => temp.close());
+
+  it('lets no reader see an assertion before it is acknowledged', async () => {
+    const actor = actors.actorFor(owner);
+    const pending = actor.assertFact(command('city', 'Paris'));
+    expect(actor.facts().list({ limit: 10 })).toEqual([]);
+    const fact = await pending;
+    expect(actor.facts().list({ limit: 10 })).toEqual([fact]);
+  });
+
+  it('plans each assertion on the ones queued before it, committed or not', async () => {
+    const actor = actors.actorFor(owner);
+    const first = actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    const second = actor.assertFact(command('city', 'Lyon'));
+    const [paris, lyon] = await Promise.all([first, second]);
+    expect(lyon.supersedes_fact_id).toBe(paris.fact_id);
+    expect(values(actor.facts().list({ limit: 10 }))).toEqual(['Lyon']);
+    expect(actor.facts().get(paris.fact_id)!.invalid_from).toBe(lyon.observed_at);
+  });
+
+  it('forgets an assertion whose commit failed: readers never see it and later ones do not build on it', async () => {
+    class FailingGraph extends GraphStore {
+      failNext = false;
+      override putFact(scope: Scope, fact: Fact): Promise<boolean> {
+        if (!this.failNext) return super.putFact(scope, fact);
+        this.failNext = false;
+        return Promise.reject(new Error('disk full'));
+      }
+    }
+    const failing = new FailingGraph(store);
+    const actor = new ActorRegistry({ store, graph: failing, clock }, { maxActors: 10, idleMs: 60_000 }).actorFor(owner);
+    const paris = await actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    failing.failNext = true;
+    await expect(actor.assertFact(command('city', 'Lost'))).rejects.toThrow('disk full');
+    clock.advance(1000);
+    const lyon = await actor.assertFact(command('city', 'Lyon'));
+    expect(lyon.supersedes_fact_id).toBe(paris.fact_id);
+    expect(values(actor.facts().list({ include_inactive: true, limit: 10 }))).toEqual(['Lyon', 'Paris']);
+  });
+
+  it('sees an entity queued just before a fact about it', async () => {
+    const actor = actors.actorFor(owner);
+    const entity = actor.upsertEntity({ memory_entity_id: 'ent_1', entity_type: 'person', display_name: 'Ada', aliases: [], attributes: {} });
+    const about = actor.assertFact(command('role', 'engineer', { subject_type: 'entity', subject_id: 'ent_1' }));
+    await expect(Promise.all([entity, about])).resolves.toHaveLength(2);
+  });
+
+  it('rebuilds the same facts from LMDB after the actor is dropped', async () => {
+    const actor = actors.actorFor(owner);
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 200; i++) {
+      clock.advance(((i * 7919) % 13) * 1000);
+      const observed = clock.now() - ((i * 104729) % 5) * 60_000; // some arrive out of order
+      writes.push(actor.assertFact(command(`p${i % 7}`, `v${i}`, { observed_at: observed, cardinality: i % 3 === 0 ? 'multi' : 'single' })));
+    }
+    const facts = (await Promise.all(writes)) as Fact[];
+    writes.length = 0;
+    for (const f of facts.filter((_, i) => i % 11 === 0)) writes.push(actor.retractFact(f.fact_id));
+    await Promise.all(writes);
+
+    const fresh = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
+    for (const query of [{ limit: 1000 }, { include_inactive: true, limit: 1000 }, { as_of: facts[120]!.observed_at, limit: 1000 }, { predicate: 'p3', include_inactive: true, limit: 1000 }]) {
+      expect(fresh.facts().list(query)).toEqual(actor.facts().list(query));
+    }
+    expect(fresh.facts().size).toBe(200);
+  });
+
+  it('evicts idle owners when the facts held in memory exceed the budget, and serves them again from LMDB', async () => {
+    const small = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000, maxCachedFacts: 150 });
+    const scope = (n: number): Scope => ({ ...owner, entityId: `user-${n}` });
+    for (let n = 0; n < 3; n++) {
+      const actor = small.actorFor(scope(n));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => actor.assertFact(command(`p${i}`, `v${n}`, { cardinality: 'multi' }))));
+      small.actorFor(scope(n)); // charges the actor with its grown weight
+    }
+    expect(small.size).toBe(1);
+    expect(values(small.actorFor(scope(0)).facts().list({ predicate: 'p7', limit: 10 }))).toEqual(['v0']);
+  });
+
+  it('keeps a busy owner as its only writer when the budget pushes it out', async () => {
+    const scope = (n: number): Scope => ({ ...owner, entityId: `user-${n}` });
+    const seed = actors.actorFor(scope(1));
+    await Promise.all(Array.from({ length: 100 }, (_, i) => seed.assertFact(command(`p${i}`, 'x', { cardinality: 'multi' }))));
+
+    const small = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000, maxCachedFacts: 100 });
+    const busy = small.actorFor(scope(0));
+    const inFlight = busy.assertFact(command('late', 'y'));
+    const big = small.actorFor(scope(1));
+    big.facts(); // loads 100 facts
+    small.actorFor(scope(1)); // charged with them (the whole budget): owner 0 no longer fits
+    expect(small.size).toBe(1);
+    expect(small.actorFor(scope(0))).toBe(busy);
+    await inFlight;
+    expect(values(busy.facts().list({ predicate: 'late', limit: 10 }))).toEqual(['y']);
+  });
+});
