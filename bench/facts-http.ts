@@ -2,34 +2,63 @@
  * Fact assertion and active-fact listing over HTTP at 50 concurrent connections, beside a bare Koa
  * handler and beside the bare handler plus the raw LMDB writes of an assertion (the storage floor),
  * measured in the same run (issue 2). Every server runs its built JavaScript with plain node.
- * Run: `npm run bench:facts -- [seconds] [rounds]`. The scenarios run in interleaved rounds and each
- * figure is the median over rounds, because this machine is shared and noisy.
+ * Run: `npm run bench:facts -- [seconds] [rounds]`. After a warm-up, the scenarios run in interleaved
+ * rounds and each figure is the median over rounds, because this machine is shared and noisy. Beside
+ * throughput it reports the server's CPU time per request (less sensitive to the noise), and a
+ * calibration: the bare handler made to spin 100 µs per request.
  * Target: POST /v1/memory/facts ≥ 40% of the bare handler's POST throughput, p99 < 25 ms.
  */
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
+const WARMUP_SECONDS = 3;
 const CONNECTIONS = 50;
 const KEY = 'sk_bench_0123456789abcdef';
 const OWNERS = 100;
+const BURN_US = 100;
 
 interface Figure {
   name: string;
   rps: number;
   p50: number;
   p99: number;
+  /** Server process CPU (all threads) per request, in microseconds. */
+  cpuUs: number;
   errors: number;
 }
 
-async function load(name: string, options: autocannon.Options): Promise<Figure> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
-  const bad = result.non2xx + result.errors + result.timeouts;
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: bad };
+interface Scenario {
+  name: string;
+  server: ChildProcess;
+  /** Built afresh per run: autocannon adds content-length to the headers object it is given. */
+  options: () => autocannon.Options;
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc). */
+function cpuSeconds(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function load(scenario: Scenario, seconds: number): Promise<Figure> {
+  const before = cpuSeconds(scenario.server);
+  const result = await autocannon({ connections: CONNECTIONS, duration: seconds, ...scenario.options() });
+  const cpu = cpuSeconds(scenario.server) - before;
+  return {
+    name: scenario.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total),
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 function factBody(i: number): string {
@@ -39,44 +68,53 @@ function factBody(i: number): string {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   const bare = await spawnServer('bench/servers/bare-koa.ts', {}, plainUrl);
+  const burning = await spawnServer('bench/servers/bare-koa.ts', { BURN_US: String(BURN_US) }, plainUrl);
   const bareLmdb = await spawnServer('bench/servers/bare-koa-lmdb.ts', {}, plainUrl);
   const engram = await spawnEngram(join(dataDir, 'data'), KEY, dataDir);
   const headers = () => ({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
   const getHeaders = () => ({ authorization: `Bearer ${KEY}` });
+  let i = 0;
+  let j = 0;
+  const post = (server: { url: string; child: ChildProcess }, name: string): Scenario => ({
+    name,
+    server: server.child,
+    options: () => ({ url: `${server.url}/`, method: 'POST', headers: headers(), body: factBody(0) }),
+  });
+  const scenarios: Scenario[] = [
+    post(bare, 'bare Koa POST (baseline)'),
+    post(burning, `bare Koa POST + ${BURN_US} µs CPU per request (calibration)`),
+    post(bareLmdb, 'bare Koa + raw LMDB puts POST (storage floor)'),
+    {
+      name: 'POST /v1/memory/facts',
+      server: engram.child,
+      options: () => ({
+        url: engram.url,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`, headers: headers(), body: factBody(i++) }) }],
+      }),
+    },
+    { name: 'bare Koa GET (baseline)', server: bare.child, options: () => ({ url: `${bare.url}/`, headers: getHeaders() }) },
+    {
+      name: 'GET /v1/memory/facts (active, ≤100)',
+      server: engram.child,
+      options: () => ({
+        url: engram.url,
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${j++ % OWNERS}`, headers: getHeaders() }) }],
+      }),
+    },
+  ];
   try {
-    let i = 0;
-    let j = 0;
-    // Options are built afresh per run: autocannon adds content-length to the headers object it is given.
-    const scenarios: [string, () => autocannon.Options][] = [
-      ['bare Koa POST (baseline)', () => ({ url: `${bare.url}/`, method: 'POST', headers: headers(), body: factBody(0) })],
-      ['bare Koa + raw LMDB puts POST (storage floor)', () => ({ url: `${bareLmdb.url}/`, method: 'POST', headers: headers(), body: factBody(0) })],
-      [
-        'POST /v1/memory/facts',
-        () => ({
-          url: engram.url,
-          requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`, headers: headers(), body: factBody(i++) }) }],
-        }),
-      ],
-      ['bare Koa GET (baseline)', () => ({ url: `${bare.url}/`, headers: getHeaders() })],
-      [
-        'GET /v1/memory/facts (active, ≤100)',
-        () => ({
-          url: engram.url,
-          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${j++ % OWNERS}`, headers: getHeaders() }) }],
-        }),
-      ],
-    ];
+    for (const scenario of scenarios) await load(scenario, WARMUP_SECONDS);
     const rounds: Figure[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const figures: Figure[] = [];
-      for (const [name, options] of scenarios) figures.push(await load(name, options()));
+      for (const scenario of scenarios) figures.push(await load(scenario, SECONDS));
       rounds.push(figures);
-      const [barePost, , post] = figures as [Figure, Figure, Figure];
-      console.log(`round ${round + 1}: assert ${post.rps.toFixed(0)} req/s, bare ${barePost.rps.toFixed(0)} req/s, ratio ${(post.rps / barePost.rps).toFixed(2)}, p99 ${post.p99} ms`);
+      const [barePost, , , assert] = figures as [Figure, Figure, Figure, Figure];
+      console.log(`round ${round + 1}: assert ${assert.rps.toFixed(0)} req/s, bare ${barePost.rps.toFixed(0)} req/s, ratio ${(assert.rps / barePost.rps).toFixed(2)}, p99 ${assert.p99} ms`);
     }
     report(scenarios.map((_, k) => median(rounds.map((figures) => figures[k]!))), i);
   } finally {
-    await Promise.all([stopChild(bare.child), stopChild(bareLmdb.child), engram.stop()]);
+    await Promise.all([stopChild(bare.child), stopChild(burning.child), stopChild(bareLmdb.child), engram.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -89,23 +127,25 @@ function median(figures: Figure[]): Figure {
     rps: mid(figures.map((f) => f.rps)),
     p50: mid(figures.map((f) => f.p50)),
     p99: mid(figures.map((f) => f.p99)),
+    cpuUs: mid(figures.map((f) => f.cpuUs)),
     errors: figures.reduce((sum, f) => sum + f.errors, 0),
   };
 }
 
 function report(figures: Figure[], asserted: number): void {
-  const [barePost, floor, post, bareGet, get] = figures as [Figure, Figure, Figure, Figure, Figure];
+  const [barePost, burning, floor, assert, bareGet, list] = figures as [Figure, Figure, Figure, Figure, Figure, Figure];
   const row = (f: Figure, base: Figure) =>
-    `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${(f.rps / base.rps).toFixed(2)} | ${f.errors} |`;
+    `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.cpuUs.toFixed(0)} | ${(f.rps / base.rps).toFixed(2)} | ${f.errors} |`;
   console.log(`\nfacts-http: ${CONNECTIONS} connections, ${SECONDS}s per scenario, medians of ${ROUNDS} rounds, ${OWNERS} owners, ${asserted} facts asserted`);
-  console.log('| scenario | req/s | p50 ms | p99 ms | ratio to bare | errors |');
-  console.log('|---|---|---|---|---|---|');
-  console.log(row(barePost, barePost));
-  console.log(row(floor, barePost));
-  console.log(row(post, barePost));
-  console.log(row(bareGet, bareGet));
-  console.log(row(get, bareGet));
-  console.log(`\nassert throughput ratio ${(post.rps / barePost.rps).toFixed(2)} of bare Koa (target ≥ 0.40), ${(post.rps / floor.rps).toFixed(2)} of the storage floor; p99 ${post.p99} ms (target < 25 ms)`);
+  console.log('| scenario | req/s | p50 ms | p99 ms | server CPU µs/req | ratio to bare | errors |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const f of [barePost, burning, floor, assert]) console.log(row(f, barePost));
+  for (const f of [bareGet, list]) console.log(row(f, bareGet));
+  console.log(
+    `\nassert throughput ratio ${(assert.rps / barePost.rps).toFixed(2)} of bare Koa (target ≥ 0.40), ` +
+      `${(assert.rps / floor.rps).toFixed(2)} of the storage floor; p99 ${assert.p99} ms (target < 25 ms); ` +
+      `${BURN_US} µs of extra CPU per request alone leaves ${(burning.rps / barePost.rps).toFixed(2)} of bare`,
+  );
 }
 
 await main();

@@ -102,8 +102,18 @@ export class OwnerActor {
           throw invalidInput(`supersedes_fact_id ${command.supersedes_fact_id} does not name an active fact in this scope`);
         }
       }
-      const { supersedes_fact_id: _named, observed_at, ...rest } = command;
-      const incoming: FactAssertion = { ...rest, ...ownerFields(this.scope), observed_at: observed_at ?? now };
+      const incoming: FactAssertion = {
+        fact_id: command.fact_id,
+        entity_id: this.scope.entityId,
+        partition: this.scope.partition,
+        subject_type: command.subject_type,
+        subject_id: command.subject_id,
+        predicate: command.predicate,
+        value: command.value,
+        cardinality: command.cardinality,
+        valid_from: command.valid_from,
+        observed_at: command.observed_at ?? now,
+      };
       const chain = facts.neighbourhood(incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
       const plan = planAssertion({ chain, explicitTarget, incoming, now });
       const writes: Fact[] = [];

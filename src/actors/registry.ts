@@ -46,7 +46,8 @@ export class ActorRegistry {
   }
 
   actorFor(scope: Scope): OwnerActor {
-    const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
+    // Length-prefixed, so no two scopes share a key whatever characters they hold.
+    const key = `${scope.tenant.length}:${scope.tenant}${scope.partition === null ? '-' : `${scope.partition.length}:${scope.partition}`}${scope.entityId}`;
     const entry = this.cache.get(key);
     if (entry) {
       if (drifted(entry)) this.admit(key, entry.actor);

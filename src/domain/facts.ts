@@ -117,9 +117,13 @@ export function byObservedDesc(a: Fact, b: Fact): number {
 }
 
 function latest(facts: readonly Fact[]): Fact | undefined {
-  return [...facts].sort(byObservedDesc)[0];
+  let found: Fact | undefined;
+  for (const f of facts) if (!found || byObservedDesc(f, found) < 0) found = f;
+  return found;
 }
 
 function earliest(facts: readonly Fact[]): Fact | undefined {
-  return [...facts].sort(byObservedDesc).at(-1);
+  let found: Fact | undefined;
+  for (const f of facts) if (!found || byObservedDesc(f, found) > 0) found = f;
+  return found;
 }

@@ -31,10 +31,19 @@ function utcMillis(year: number, month: number, day: number, hour: number, minut
   return date.getTime();
 }
 
-/** Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+/**
+ * Formats epoch milliseconds as `YYYY-MM-DDTHH:mm:ss.sssZ`. A record's instants are often the same one
+ * (created, updated, observed), so the last answer is remembered.
+ */
 export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastFormatted.ms) {
+    lastFormatted.ms = ms;
+    lastFormatted.text = new Date(ms).toISOString();
+  }
+  return lastFormatted.text;
 }
+
+const lastFormatted = { ms: Number.NaN, text: '' };
 
 export function formatNullableTimestamp(ms: number | null): string | null {
   return ms === null ? null : formatTimestamp(ms);

@@ -12,10 +12,15 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
     const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
     const fact = await deps.actors.actorFor(scope).assertFact({
-      ...body,
       fact_id: mintId('fact'),
+      subject_type: body.subject_type,
       subject_id: body.subject_id ?? null,
+      predicate: body.predicate,
+      value: body.value,
+      cardinality: body.cardinality,
       valid_from: body.valid_from ?? null,
+      observed_at: body.observed_at,
+      supersedes_fact_id: body.supersedes_fact_id,
     });
     ctx.status = 201;
     ctx.body = factJson(fact);
