@@ -136,8 +136,9 @@ export class OwnerActor {
   }
 
   /**
-   * Retracts the scope's redundant facts (src/domain/consolidation.ts). Planned and written in one
-   * transaction of this owner's queue, so no assertion can slip between the plan and the retractions.
+   * Retracts the scope's redundant facts (src/domain/consolidation.ts). Planned and written as one
+   * command of this owner's queue (its puts commit together), so no assertion can slip between the plan
+   * and the retractions.
    */
   consolidate(): Promise<ConsolidationReport> {
     return this.writeFacts((now, facts) => {
