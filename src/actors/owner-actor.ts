@@ -33,6 +33,7 @@ export class OwnerActor {
   private loadedFacts: OwnerFacts | undefined;
   private graphWritesInFlight = 0;
   private lastGraphWrite: Promise<void> = Promise.resolve();
+  private lastFactWrite: Promise<void> = Promise.resolve();
   constructor(
     readonly scope: Scope,
     private readonly deps: OwnerActorDeps,
@@ -178,8 +179,11 @@ export class OwnerActor {
       () => {
         const owner = this.ownerFacts();
         const { writes, result } = decide(this.deps.clock.now(), owner.view);
-        if (writes.length === 0) return Promise.resolve(result);
+        // Nothing to write (a repeated retraction): the answer may rest on writes still in flight, so it
+        // waits for them; an acknowledgement never describes a state that could still be lost.
+        if (writes.length === 0) return this.lastFactWrite.then(() => result);
         const committed = Promise.all(writes.map((fact) => this.deps.graph.putFact(this.scope, fact)));
+        this.lastFactWrite = committed.then(noop, noop);
         const seq = owner.stage(writes);
         return committed.then(
           () => {
@@ -206,3 +210,5 @@ export class OwnerActor {
     if (type === 'relationship' && !graph.getRelationship(this.scope, id ?? '')) throw notFound(`relationship ${id}`);
   }
 }
+
+function noop(): void {}

@@ -88,6 +88,17 @@ describe('OwnerActor facts', () => {
     expect(actor.facts().list({ limit: 10 })).toEqual([fact]);
   });
 
+  it('acknowledges a repeated retraction only once the first one has committed', async () => {
+    const actor = actors.actorFor(owner);
+    const fact = await actor.assertFact(command('city', 'Paris'));
+    const order: string[] = [];
+    const first = actor.retractFact(fact.fact_id).then(() => order.push('first'));
+    const again = actor.retractFact(fact.fact_id).then(() => order.push('again'));
+    await Promise.all([first, again]);
+    expect(order).toEqual(['first', 'again']);
+    expect(actor.facts().get(fact.fact_id)!.invalid_from).not.toBeNull();
+  });
+
   it('plans each assertion on the ones queued before it, committed or not', async () => {
     const actor = actors.actorFor(owner);
     const first = actor.assertFact(command('city', 'Paris'));
