@@ -6,9 +6,10 @@ import { stateMatches, type TemporalQuery } from '../domain/time.js';
 import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /**
- * The memory graph in LMDB. Writers (`put*`) must run inside `Store.transaction` so a record and its
- * secondary entries commit together; readers see the last committed snapshot. Facts are records only:
- * their indexes are held in memory per owner (src/actors/owner-facts.ts).
+ * The memory graph in LMDB. `putEntity` and `putRelationship` must run inside `Store.transaction` so a
+ * record and its secondary entries commit together; readers see the last committed snapshot. Facts are
+ * records only, queued as plain puts: their indexes are held in memory per owner
+ * (src/actors/owner-facts.ts).
  *
  * Secondary entries, under the owner's scope:
  *   e_created [created_at, id]          e_type [type, created_at, id]
