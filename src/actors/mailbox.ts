@@ -20,7 +20,7 @@ export class Mailbox {
       applied = apply(await prepare());
     });
     // The next command waits until this one's apply has been called, not until it commits.
-    this.tail = queued.then(noop, noop);
+    this.tail = settled(queued);
     const done = queued.then(() => applied as Promise<T>);
     done.then(this.release, this.release);
     return done;
@@ -29,6 +29,11 @@ export class Mailbox {
   private readonly release = (): void => {
     this.pending--;
   };
+}
+
+/** Resolves once `promise` has settled, whichever way: for waiting on work whose outcome is someone else's. */
+export function settled(promise: Promise<unknown>): Promise<void> {
+  return promise.then(noop, noop);
 }
 
 function noop(): void {}

@@ -8,7 +8,7 @@ import { ownerFields, type Scope } from '../domain/scope.js';
 import { invalidInput, notFound } from '../errors.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
-import { Mailbox } from './mailbox.js';
+import { Mailbox, settled } from './mailbox.js';
 import { OwnerFacts, type FactPlanningView } from './owner-facts.js';
 
 export interface OwnerActorDeps {
@@ -31,7 +31,6 @@ export type FactCommand = Omit<FactAssertion, 'observed_at' | 'entity_id' | 'par
 export class OwnerActor {
   private readonly mailbox = new Mailbox();
   private loadedFacts: OwnerFacts | undefined;
-  private graphWritesInFlight = 0;
   private lastGraphWrite: Promise<void> = Promise.resolve();
   private lastFactWrite: Promise<void> = Promise.resolve();
   constructor(
@@ -49,16 +48,11 @@ export class OwnerActor {
       () => undefined,
       () => {
         const committed = this.deps.store.transaction(() => decideAndWrite(this.deps.clock.now()));
-        this.graphWritesInFlight++;
-        this.lastGraphWrite = committed.then(this.graphWriteSettled, this.graphWriteSettled);
+        this.lastGraphWrite = settled(committed);
         return committed;
       },
     );
   }
-
-  private readonly graphWriteSettled = (): void => {
-    this.graphWritesInFlight--;
-  };
 
   upsertEntity(input: EntityInput): Promise<Entity> {
     return this.write((now) => {
@@ -175,7 +169,7 @@ export class OwnerActor {
     return this.mailbox.submit(
       // Facts check entities and relationships in the committed snapshot: let this owner's earlier
       // entity and relationship writes commit first, so queue order still means what it says.
-      () => (this.graphWritesInFlight > 0 ? this.lastGraphWrite : undefined),
+      () => this.lastGraphWrite,
       () => {
         const owner = this.ownerFacts();
         const { writes, result } = decide(this.deps.clock.now(), owner.view);
@@ -183,7 +177,7 @@ export class OwnerActor {
         // waits for them; an acknowledgement never describes a state that could still be lost.
         if (writes.length === 0) return this.lastFactWrite.then(() => result);
         const committed = Promise.all(writes.map((fact) => this.deps.graph.putFact(this.scope, fact)));
-        this.lastFactWrite = committed.then(noop, noop);
+        this.lastFactWrite = settled(committed);
         const seq = owner.stage(writes);
         return committed.then(
           () => {
@@ -210,5 +204,3 @@ export class OwnerActor {
     if (type === 'relationship' && !graph.getRelationship(this.scope, id ?? '')) throw notFound(`relationship ${id}`);
   }
 }
-
-function noop(): void {}

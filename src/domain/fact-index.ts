@@ -41,20 +41,19 @@ export class FactIndex {
   upsert(fact: Fact): void {
     const slot = this.byId.get(fact.fact_id);
     if (!slot) {
-      this.insertNew({ fact });
+      this.insertNew(fact);
       return;
     }
     const wasActive = slot.fact.invalid_from === null;
     const isActive = fact.invalid_from === null;
     slot.fact = fact;
     if (wasActive === isActive) return;
-    const chain = this.byChain.get(chainKey(fact.subject_type, fact.subject_id, fact.predicate))!;
     if (isActive) {
       insertSorted(this.active, slot);
-      chain.active.add(slot);
+      slot.chain.active.add(slot);
     } else {
       removeSorted(this.active, slot);
-      chain.active.delete(slot);
+      slot.chain.active.delete(slot);
     }
   }
 
@@ -107,15 +106,15 @@ export class FactIndex {
     return descending(query.include_inactive ? this.all : this.active, matches, query.limit);
   }
 
-  private insertNew(slot: Slot): void {
-    const { fact } = slot;
+  private insertNew(fact: Fact): void {
+    const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
+    let chain = this.byChain.get(key);
+    if (!chain) this.byChain.set(key, (chain = { all: [], active: new Set() }));
+    const slot: Slot = { fact, chain };
     this.byId.set(fact.fact_id, slot);
     insertSorted(this.all, slot);
     insertSorted(listIn(this.bySubject, subjectKey(fact.subject_type, fact.subject_id)), slot);
     insertSorted(listIn(this.byPredicate, fact.predicate), slot);
-    const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
-    let chain = this.byChain.get(key);
-    if (!chain) this.byChain.set(key, (chain = { all: [], active: new Set() }));
     insertSorted(chain.all, slot);
     if (fact.invalid_from === null) {
       insertSorted(this.active, slot);
@@ -127,6 +126,8 @@ export class FactIndex {
 /** The current version of one fact; every list holds the same slot, so a new version is one assignment. */
 interface Slot {
   fact: Fact;
+  /** The subject-and-predicate chain it belongs to (fixed: subject and predicate never change). */
+  chain: Chain;
 }
 
 interface Chain {
