@@ -1,7 +1,7 @@
 /**
  * Document ingest with embedding (issue 4): POST /v1/documents over HTTP at 64 connections (durable commits are shared by the requests in flight), spread over
  * 100 owners and into one owner, beside the raw work measured in the same run (the local embedder plus
- * batched LMDB puts of the same records, in process, no HTTP). Run: `npx tsx bench/ingest.ts [seconds]`.
+ * batched LMDB puts of the same records, in process, no HTTP). Run: `npm run bench:ingest -- [seconds]` (builds first).
  */
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Vector search on ONE owner with 100,000 passages (issue 4), through HTTP beside raw hnswlib-node on the
  * same vectors (the very index file the service loads) in the same run. Also: exact recall of both, the
  * exact-vs-hnswlib crossover that sets VectorSettings.exactMax, and the rebuild time from LMDB.
- * Run: `npx tsx bench/search.ts [passages] [seconds]`. Targets: HTTP QPS >= 30% of raw, recall@10 >= 0.95.
+ * Run: `npm run bench:search -- [passages] [seconds]` (builds first). Targets: HTTP QPS >= 30% of raw, recall@10 >= 0.95.
  */
 import autocannon from 'autocannon';
 import hnswlib from 'hnswlib-node';
