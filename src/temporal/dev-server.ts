@@ -60,7 +60,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     child.kill('SIGKILL');
     process.removeListener('exit', killOnExit);
     const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`);
+    throw new Error(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`, { cause: error });
   }
 
   return {
