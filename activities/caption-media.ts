@@ -2,7 +2,7 @@ import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ownerDocuments, type DocumentServices } from '../src/http/document-services.js';
 import { routeKind } from '../src/domain/media.js';
-import { notFound } from '../src/errors.js';
+import { AppError, notFound } from '../src/errors.js';
 import { captionImage, transcribeAudio } from '../src/providers/media-provider.js';
 import type { OwnerRef } from '../workflows/types.js';
 import type { ActivityDeps } from './deps.js';
@@ -33,7 +33,7 @@ export function createCaptionMediaActivities(deps: ActivityDeps & { documents?: 
         const { doc } = pending;
         const kind = routeKind(doc.modality === 'audio' ? 'audio' : 'image');
         const route = services.mediaRoutes.find((r) => r.name === input.route && r.kind === kind);
-        if (!route) throw ApplicationFailure.create({ type: 'media_processing_unavailable', message: `provider route ${input.route} is not configured`, nonRetryable: true });
+        if (!route) throw new AppError('media_processing_unavailable', `provider route ${input.route} is not configured`);
         const bytes = services.cipher.open(scope.tenant, doc.doc_id, pending.sealed);
         const call = {
           url: route.url,
