@@ -1,6 +1,6 @@
 import type { ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_CODES } from '../src/errors.js';
-import type { ActivityPolicy } from './types.js';
+import type { ActivityPolicy } from '../src/jobs/contract.js';
 
 /**
  * Turns an ActivityPolicy into proxyActivities options. Errors whose type is a non-retryable AppError

@@ -2,16 +2,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
+import { createConsolidateActivities } from '../../activities/consolidate.js';
 import { withAppFailures } from '../../activities/failures.js';
 import type { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { AppError, ERROR_CODES, notFound, STATUS_BY_CODE, unavailable } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
-import type { GraphStore } from '../../src/store/graph.js';
-import type { Store } from '../../src/store/lmdb.js';
 import { activityOptions } from '../../workflows/policy.js';
+import type { GraphStore } from '../../src/store/graph.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const quiet = { logger: new DefaultLogger('WARN') };
@@ -20,14 +18,13 @@ const other: Scope = { tenant: 'acme', partition: null, entityId: 'user-2' };
 
 describe('consolidateOwner activity', () => {
   let temp: TempGraph;
-  let store: Store;
   let graph: GraphStore;
   let actors: ActorRegistry;
   let clock: ManualClock;
 
   beforeEach(() => {
     temp = openTempGraph('engram-activity-');
-    ({ store, graph, actors, clock } = temp);
+    ({ graph, actors, clock } = temp);
   });
 
   afterEach(() => temp.close());
@@ -37,7 +34,8 @@ describe('consolidateOwner activity', () => {
     return actors.actorFor(scope).assertFact({ fact_id: id, subject_type: 'owner', subject_id: null, predicate: 'likes', value, cardinality: 'multi', valid_from: null });
   };
 
-  const activities = () => createActivities({ actors, graph, store, log: createLogger('silent') });
+  // The owners port is the actor registry itself: consolidation runs inside the owner's actor.
+  const activities = () => createConsolidateActivities({ owners: actors });
 
   it('retracts the owner redundant facts through the actor and reports counts', async () => {
     await assert(owner, 'fact_a', 'Tea');
