@@ -1,28 +1,16 @@
 import { Context, log } from '@temporalio/activity';
-import type { BackfillRef } from '../src/store/fields.js';
-import type { ActivityDeps } from './deps.js';
+import type { BackfillCursor, BackfillFieldActivities } from '../src/jobs/contract.js';
 import { withAppFailures } from './failures.js';
-
-/** Where a backfill stands: the last document number indexed and how many were indexed. */
-export interface BackfillCursor {
-  cursor: number;
-  done: number;
-}
-
-export type SliceResult = (BackfillCursor & { finished: boolean }) | { superseded: true };
+import type { ActivityPorts } from './ports.js';
 
 /**
  * Activities of the `backfillField` workflow. A slice indexes pages of documents (one transaction
  * each) for up to `max_ms`, heartbeating its cursor after every page; a retry after a worker crash
  * resumes from the last heartbeat instead of from the workflow's cursor.
  */
-export function createBackfillFieldActivities(deps: ActivityDeps) {
-  const fields = () => {
-    if (!deps.fields) throw new Error('field indexes are not wired into the activities');
-    return deps.fields;
-  };
+export function createBackfillFieldActivities({ fields }: Pick<ActivityPorts, 'fields'>): BackfillFieldActivities {
   return {
-    async backfillFieldSlice(ref: BackfillRef, from: BackfillCursor, pageSize: number, maxMs: number): Promise<SliceResult> {
+    async backfillFieldSlice(ref, from, pageSize, maxMs) {
       return withAppFailures(async () => {
         const ctx = Context.current();
         const resumed = ctx.info.heartbeatDetails as BackfillCursor | undefined;
@@ -31,11 +19,11 @@ export function createBackfillFieldActivities(deps: ActivityDeps) {
         const started = Date.now();
         for (;;) {
           if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-          if (!fields().backfillTarget(ref)) return { superseded: true };
-          const page = fields().backfillPage(ref, cursor, pageSize);
+          if (!fields.backfillTarget(ref)) return { superseded: true };
+          const page = fields.backfillPage(ref, cursor, pageSize);
           if (page.docNos.length === 0) return { cursor, done, finished: true };
           const total = Math.max(page.total, done + page.docNos.length);
-          if (!(await fields().backfillApply(ref, page.docNos, { done: done + page.docNos.length, total }))) return { superseded: true };
+          if (!(await fields.backfillApply(ref, page.docNos, { done: done + page.docNos.length, total }))) return { superseded: true };
           cursor = page.docNos[page.docNos.length - 1]!;
           done += page.docNos.length;
           ctx.heartbeat({ cursor, done } satisfies BackfillCursor);
@@ -44,15 +32,12 @@ export function createBackfillFieldActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Switches the field to the built version (atomically, in one transaction). */
-    async completeFieldBackfill(ref: BackfillRef): Promise<boolean> {
-      return withAppFailures(async () => fields().backfillComplete(ref));
+    async completeFieldBackfill(ref) {
+      return withAppFailures(async () => fields.backfillComplete(ref));
     },
 
-    async failFieldBackfill(ref: BackfillRef, reason: string): Promise<void> {
-      return withAppFailures(async () => fields().backfillFailed(ref, reason.slice(0, 200)));
+    async failFieldBackfill(ref, reason) {
+      return withAppFailures(async () => fields.backfillFailed(ref, reason.slice(0, 200)));
     },
   };
 }
-
-export type BackfillFieldActivities = ReturnType<typeof createBackfillFieldActivities>;

@@ -1,22 +1,17 @@
 import { log } from '@temporalio/activity';
-import type { ConsolidationReport } from '../src/domain/consolidation.js';
-import type { OwnerRef } from '../workflows/types.js';
-import type { ActivityDeps } from './deps.js';
+import { scopeOf, type ConsolidateActivities } from '../src/jobs/contract.js';
 import { withAppFailures } from './failures.js';
+import type { ActivityPorts } from './ports.js';
 
 /** Activities of the `consolidate` workflow. */
-export function createConsolidateActivities(deps: ActivityDeps) {
+export function createConsolidateActivities({ owners }: Pick<ActivityPorts, 'owners'>): ConsolidateActivities {
   return {
-    /** Plans and retracts in the owner's actor; returns counts only. */
-    async consolidateOwner(owner: OwnerRef): Promise<ConsolidationReport> {
+    async consolidateOwner(owner) {
       return withAppFailures(async () => {
-        const scope = { tenant: owner.tenant, partition: owner.partition, entityId: owner.entity_id };
-        const report = await deps.actors.actorFor(scope).consolidate();
+        const report = await owners.actorFor(scopeOf(owner)).consolidate();
         log.info('owner consolidated', { ...report });
         return report;
       });
     },
   };
 }
-
-export type ConsolidateActivities = ReturnType<typeof createConsolidateActivities>;

@@ -1,20 +1,20 @@
+import type { Activities } from '../src/jobs/contract.js';
 import { createBackfillFieldActivities } from './backfill-field.js';
 import { createCaptionMediaActivities } from './caption-media.js';
 import { createConsolidateActivities } from './consolidate.js';
-import type { ActivityDeps } from './deps.js';
+import type { ActivityPorts } from './ports.js';
 
-export type { ActivityDeps } from './deps.js';
+export type { ActivityPorts, FieldBackfillPort, MediaPort, OwnersPort } from './ports.js';
 
 /**
- * Every activity the worker registers: one factory per workflow, merged. Add a workflow's
- * activities by spreading its factory here; names must be unique across workflows.
+ * Every activity the worker registers: one factory per workflow, merged, each given the ports it uses.
+ * Add a workflow's activities by spreading its factory here; names must be unique across workflows
+ * (their signatures are declared in src/jobs/contract.ts).
  */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(ports: ActivityPorts): Activities {
   return {
-    ...createConsolidateActivities(deps),
-    ...createCaptionMediaActivities(deps),
-    ...createBackfillFieldActivities(deps),
+    ...createConsolidateActivities(ports),
+    ...createCaptionMediaActivities(ports),
+    ...createBackfillFieldActivities(ports),
   };
 }
-
-export type Activities = ReturnType<typeof createActivities>;

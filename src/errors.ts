@@ -1,17 +1,21 @@
 /** Machine codes of every error the service answers with (DECISIONS.md, Errors). */
-export type ErrorCode =
-  | 'invalid_input'
-  | 'unauthorized'
-  | 'not_found'
-  | 'gone'
-  | 'payload_too_large'
-  | 'media_processing_unavailable'
-  | 'rate_limited'
-  | 'internal'
-  | 'provider_error'
-  | 'unavailable';
+export const ERROR_CODES = [
+  'invalid_input',
+  'unauthorized',
+  'not_found',
+  'gone',
+  'payload_too_large',
+  'media_processing_unavailable',
+  'rate_limited',
+  'internal',
+  'provider_error',
+  'unavailable',
+] as const;
 
-const STATUS_BY_CODE: Record<ErrorCode, number> = {
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The HTTP status each code answers with. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unauthorized: 401,
   not_found: 404,
@@ -24,11 +28,26 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unavailable: 503,
 };
 
+/**
+ * Whether a retry may fix an error of this code: never for 4xx (bad input or a missing record stays
+ * so), possibly for 5xx. The one rule behind the activities' failures and the workflows' retry
+ * policy; a 5xx thrower that knows better says `retryable: false`. This file imports nothing, so
+ * workflow code may import it.
+ */
+export function isRetryable(code: ErrorCode): boolean {
+  return STATUS_BY_CODE[code] >= 500;
+}
+
+/** The codes no retry can fix (the workflows' `nonRetryableErrorTypes`). */
+export const NON_RETRYABLE_CODES: readonly ErrorCode[] = ERROR_CODES.filter((code) => !isRetryable(code));
+
 export interface AppErrorOptions {
   cause?: unknown;
   /** Whether the message may reach the client. Defaults to true for 4xx, false for 5xx. */
   expose?: boolean;
   headers?: Record<string, string>;
+  /** `false` when a retry cannot help although the code would allow one (a provider refusing the input). */
+  retryable?: false;
 }
 
 /**
@@ -40,6 +59,8 @@ export class AppError extends Error {
   readonly status: number;
   readonly expose: boolean;
   readonly headers: Record<string, string>;
+  /** Whether a job may retry the work that threw this: `isRetryable(code)` unless the thrower said `false`. */
+  readonly retryable: boolean;
 
   constructor(
     readonly code: ErrorCode,
@@ -51,6 +72,7 @@ export class AppError extends Error {
     this.status = STATUS_BY_CODE[code];
     this.expose = options.expose ?? this.status < 500;
     this.headers = options.headers ?? {};
+    this.retryable = options.retryable ?? isRetryable(code);
   }
 }
 

@@ -1,17 +1,19 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ActivityPorts } from '../activities/index.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyRing } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
-import { mediaRoutesOf, type DocumentServices } from './http/document-services.js';
+import { ownerDocuments, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
+import { mediaRoutesOf } from './providers/media-provider.js';
 import { FieldService } from './store/fields.js';
 import { GraphStore } from './store/graph.js';
-import { openStore } from './store/lmdb.js';
+import { openStore, type Store } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
 
@@ -42,8 +44,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
   const documents = createDocumentServices(config, store, log, [fields.index]);
   sweepAbandonedMedia(config, documents, clock, log);
-  const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
-  const jobs = await startJobs(config, { store, graph, actors, log, documents, media, fields, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
+  const activities = activityPorts(config, actors, fields, documents);
+  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
   documents.captioner = { caption: (input) => jobs.captionMedia(input) };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
@@ -69,14 +71,34 @@ export async function startService(config: Config, options: ServiceOptions = {})
 }
 
 /** Temporal-backed jobs, or 503 for every job when TEMPORAL_ENABLED=false; a failed start closes the store. */
-async function startJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
+async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<Jobs> {
   if (!config.env.TEMPORAL_ENABLED) return disabledJobs();
   try {
     return await startTemporalJobs(config, deps);
   } catch (error) {
-    await deps.store.close();
+    await store.close();
     throw error;
   }
+}
+
+/** What the activities use, over this node's actors, field indexes and documents. */
+function activityPorts(config: Config, actors: ActorRegistry, fields: FieldService, documents: DocumentServices): ActivityPorts {
+  return {
+    owners: actors,
+    fields,
+    media: {
+      getPending: (scope, docId) => documents.docs.getPending(scope, docId),
+      isDone: (scope, docId) => documents.docs.get(scope, docId) !== undefined,
+      open: (tenant, docId, sealed) => documents.cipher.open(tenant, docId, sealed),
+      complete: async (scope, docId, text, derivedBy) => {
+        await ownerDocuments(actors, documents, scope).completePending(docId, text, derivedBy);
+      },
+      routes: documents.mediaRoutes,
+      limits: documents.limits,
+      providerKey: config.env.MEDIA_PROVIDER_KEY,
+      timeoutMs: config.temporal.media.caption_timeout_ms,
+    },
+  };
 }
 
 /** Documents, blobs, embeddings and vector indexes. `documentHooks` is where field indexes plug in. */

@@ -1,21 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { BackfillCursor, BackfillFieldActivities } from '../activities/backfill-field.js';
-import type { BackfillRef } from '../src/store/fields.js';
+import type { BackfillCursor, BackfillFieldActivities, BackfillFieldInput, BackfillFieldResult } from '../src/jobs/contract.js';
 import { activityOptions } from './policy.js';
-import type { ActivityPolicy } from './types.js';
-
-export interface BackfillFieldInput {
-  /** Field identity and the version being built: ids only. */
-  field: BackfillRef;
-  page_size: number;
-  /** How long one slice activity indexes before it returns its cursor. */
-  slice_ms: number;
-  activity: ActivityPolicy;
-  /** Where a continued-as-new run picks up. */
-  from?: BackfillCursor;
-}
-
-export type BackfillFieldResult = { status: 'complete'; indexed: number } | { status: 'superseded' };
 
 /** Slices per run before continuing as new, so a long backfill keeps a short history. */
 const SLICES_PER_RUN = 200;

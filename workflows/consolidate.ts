@@ -1,19 +1,12 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ConsolidateActivities } from '../activities/consolidate.js';
-import type { ConsolidationReport } from '../src/domain/consolidation.js';
+import type { ConsolidateActivities, ConsolidateInput, ConsolidateResult } from '../src/jobs/contract.js';
 import { activityOptions } from './policy.js';
-import type { ActivityPolicy, OwnerRef } from './types.js';
-
-export interface ConsolidateInput {
-  owner: OwnerRef;
-  activity: ActivityPolicy;
-}
 
 /**
  * Consolidates one owner's facts. The plan and its retractions run as one activity inside the
  * owner's actor, so they commit together; the history holds the scope ids and the report's counts.
  */
-export async function consolidate(input: ConsolidateInput): Promise<ConsolidationReport> {
+export async function consolidate(input: ConsolidateInput): Promise<ConsolidateResult> {
   const { consolidateOwner } = proxyActivities<ConsolidateActivities>(activityOptions(input.activity));
   return consolidateOwner(input.owner);
 }

@@ -1,9 +1,11 @@
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { ActivityPolicy } from './types.js';
+import { NON_RETRYABLE_CODES } from '../src/errors.js';
+import type { ActivityPolicy } from '../src/jobs/contract.js';
 
 /**
- * Turns an ActivityPolicy into proxyActivities options. Errors whose type is a 4xx-class AppError
- * code are never retried: no retry fixes bad input or a missing record.
+ * Turns an ActivityPolicy into proxyActivities options. Errors whose type is a non-retryable AppError
+ * code (every 4xx, src/errors.ts) are never retried: no retry fixes bad input or a missing record.
+ * (The activities mark those failures non-retryable themselves; this also covers a failure typed so.)
  */
 export function activityOptions(policy: ActivityPolicy): ActivityOptions {
   return {
@@ -14,7 +16,7 @@ export function activityOptions(policy: ActivityPolicy): ActivityOptions {
       backoffCoefficient: policy.retry.backoff_coefficient,
       maximumInterval: policy.retry.maximum_interval_ms,
       maximumAttempts: policy.retry.maximum_attempts,
-      nonRetryableErrorTypes: ['invalid_input', 'not_found', 'gone', 'payload_too_large', 'media_processing_unavailable'],
+      nonRetryableErrorTypes: [...NON_RETRYABLE_CODES],
     },
   };
 }

@@ -1,5 +1,27 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../errors.js';
+
+/** A provider route that derives text from media; `phiSafe` routes may see PHI-strict tenants' media. */
+export interface MediaRoute {
+  name: string;
+  kind: 'caption' | 'transcribe';
+  url: string;
+  model?: string | undefined;
+  phiSafe: boolean;
+}
+
+/** The provider routes of the configuration: `MEDIA_PROVIDER_URL` (both kinds) and temporal.yaml's `media.routes`. */
+export function mediaRoutesOf(config: {
+  env: { MEDIA_PROVIDER_URL?: string | undefined; MEDIA_PROVIDER_PHI_SAFE: boolean };
+  temporal: { media: { routes: Array<{ name: string; kind: 'caption' | 'transcribe'; url: string; model?: string | undefined; phi_safe: boolean }> } };
+}): MediaRoute[] {
+  const routes: MediaRoute[] = config.temporal.media.routes.map((r) => ({ name: r.name, kind: r.kind, url: r.url, model: r.model, phiSafe: r.phi_safe }));
+  const url = config.env.MEDIA_PROVIDER_URL;
+  if (url) {
+    const phiSafe = config.env.MEDIA_PROVIDER_PHI_SAFE;
+    routes.push({ name: 'default', kind: 'caption', url, phiSafe }, { name: 'default', kind: 'transcribe', url, phiSafe });
+  }
+  return routes;
+}
 
 export interface MediaProviderCall {
   /** OpenAI-compatible base URL (`/chat/completions` and `/audio/transcriptions` are appended). */
@@ -54,7 +76,7 @@ async function send(call: MediaProviderCall, path: string, headers: Record<strin
   }
   if (!res.ok) {
     // A 4xx will not change on retry: fail the workflow now.
-    throw ApplicationFailure.create({ type: 'provider_error', message: `the media provider refused the request (${res.status})`, nonRetryable: true });
+    throw new AppError('provider_error', `the media provider refused the request (${res.status})`, { expose: true, retryable: false });
   }
   try {
     return await res.json();
@@ -66,7 +88,7 @@ async function send(call: MediaProviderCall, path: string, headers: Record<strin
 /** Trimmed text cut to `maxBytes` of UTF-8 at a character boundary; empty or missing text is a provider error. */
 export function usableText(value: unknown, maxBytes: number): string {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '') throw ApplicationFailure.create({ type: 'provider_error', message: 'the media provider returned no text', nonRetryable: true });
+  if (text === '') throw new AppError('provider_error', 'the media provider returned no text', { expose: true, retryable: false });
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
   let end = maxBytes;

@@ -2,6 +2,7 @@ import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js
 import { compileQuery, type QueryRequest } from '../domain/query/compile.js';
 import type { CompiledQuery, QueryCaps } from '../domain/query/types.js';
 import type { FieldSource, FieldType } from '../domain/schema/types.js';
+import type { BackfillRef } from '../jobs/contract.js';
 import { cardinality, toArray } from './fields-bitset.js';
 import { FieldIndex } from './fields-index.js';
 import { FieldQueryEngine, type DocumentPage, type GroupResult, type QueryContext } from './fields-query.js';
@@ -20,14 +21,6 @@ export interface FieldDeclaration {
 export interface FieldListing extends FieldRecord {
   coverage: number;
   mismatch_count: number;
-}
-
-/** Identifies one backfill: a field version to build. Ids only, so it can be a workflow input. */
-export interface BackfillRef {
-  tenant: string;
-  partition_scope: string | null;
-  name: string;
-  ver: string;
 }
 
 export type CompiledResult = { mode: 'documents'; page: DocumentPage } | { mode: 'groups'; result: GroupResult };

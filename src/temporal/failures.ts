@@ -1,11 +1,8 @@
 import { isGrpcServiceError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { AppError, unavailable, type ErrorCode } from '../errors.js';
+import { AppError, ERROR_CODES, unavailable, type ErrorCode } from '../errors.js';
 
-const APP_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_input', 'unauthorized', 'not_found', 'gone', 'payload_too_large', 'media_processing_unavailable',
-  'rate_limited', 'internal', 'provider_error', 'unavailable',
-]);
+const APP_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 
 /**
  * Maps what a job run threw to the AppError the route answers with:

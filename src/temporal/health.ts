@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import type { Readiness } from '../http/context.js';
+import type { Readiness } from '../jobs/port.js';
 
 export interface HealthOptions {
   intervalMs: number;

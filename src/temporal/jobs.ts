@@ -1,20 +1,10 @@
-import { createActivities } from '../../activities/index.js';
-import type { CaptionMediaSettings } from '../../activities/caption-media.js';
-import type { CaptionMediaInput } from '../../workflows/caption-media.js';
-import type { BackfillFieldInput } from '../../workflows/backfill-field.js';
-import type { ConsolidateInput } from '../../workflows/consolidate.js';
-import type { OwnerRef } from '../../workflows/types.js';
-import type { ActorRegistry } from '../actors/registry.js';
+import { createActivities, type ActivityPorts } from '../../activities/index.js';
 import type { Config } from '../config.js';
-import type { ConsolidationReport } from '../domain/consolidation.js';
 import type { Scope } from '../domain/scope.js';
 import { unavailable } from '../errors.js';
-import type { JobsPort } from '../http/context.js';
-import type { DocumentServices } from '../http/document-services.js';
+import { ownerRef, type BackfillFieldInput, type BackfillRef, type CaptionMediaInput, type ConsolidateInput, type ConsolidateResult } from '../jobs/contract.js';
+import type { JobsPort } from '../jobs/port.js';
 import type { Logger } from '../log.js';
-import type { GraphStore } from '../store/graph.js';
-import type { BackfillRef, FieldService } from '../store/fields.js';
-import type { Store } from '../store/lmdb.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';
 import { TemporalHealth } from './health.js';
@@ -28,16 +18,11 @@ export type Jobs = JobsPort & {
 };
 
 export interface JobsDeps {
-  store: Store;
-  graph: GraphStore;
-  actors: ActorRegistry;
   log: Logger;
-  /** Documents and the media provider settings, for the captioning activity. */
-  documents?: DocumentServices;
-  media?: CaptionMediaSettings;
-  /** Field indexes and the backfill page size, for the field backfill. */
-  fields?: FieldService;
-  backfillPageSize?: number;
+  /** What this node's activities use (built by the composition root); every activity is registered. */
+  activities: ActivityPorts;
+  /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
+  backfillPageSize: number;
 }
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
@@ -68,7 +53,7 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
     address,
     namespace: t.namespace,
     taskQueue: t.task_queue,
-    activities: createActivities(deps),
+    activities: createActivities(deps.activities),
     log: deps.log,
     retryDelayMs: t.health_check_interval_ms,
   });
@@ -103,7 +88,7 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
   return {
     readiness: () => health.readiness(),
     consolidate: (scope: Scope) =>
-      runner.execute<ConsolidationReport>({
+      runner.execute<ConsolidateResult>({
         job: 'consolidate',
         scope,
         workflowType: 'consolidate',
@@ -128,7 +113,7 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
     backfillField: async (field: BackfillRef) => {
       const input: BackfillFieldInput = {
         field,
-        page_size: deps.backfillPageSize ?? 500,
+        page_size: deps.backfillPageSize,
         slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
         activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
       };
@@ -150,9 +135,4 @@ export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise
       await server?.stop();
     },
   };
-}
-
-/** The scope as workflow input: identifiers only. */
-export function ownerRef(scope: Scope): OwnerRef {
-  return { tenant: scope.tenant, partition: scope.partition, entity_id: scope.entityId };
 }

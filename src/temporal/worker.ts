@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { LogLevel, Logger as TemporalLogger, LogMetadata } from '@temporalio/common';
-import type { Readiness } from '../http/context.js';
+import type { Readiness } from '../jobs/port.js';
 import type { Logger } from '../log.js';
 
 export interface WorkerOptions {

@@ -4,9 +4,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BackfillCursor, SliceResult } from '../../activities/backfill-field.js';
-import type { BackfillRef } from '../../src/store/fields.js';
-import type { BackfillFieldInput } from '../../workflows/backfill-field.js';
+import type { BackfillCursor, BackfillFieldInput, BackfillRef, SliceResult } from '../../src/jobs/contract.js';
 
 /**
  * The backfill workflow's orchestration on the real dev server, with stand-in activities: it feeds

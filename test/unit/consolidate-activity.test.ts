@@ -2,15 +2,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
+import { createConsolidateActivities } from '../../activities/consolidate.js';
 import { withAppFailures } from '../../activities/failures.js';
 import type { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { Scope } from '../../src/domain/scope.js';
-import { notFound, unavailable } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
+import { AppError, ERROR_CODES, notFound, STATUS_BY_CODE, unavailable } from '../../src/errors.js';
+import { activityOptions } from '../../workflows/policy.js';
 import type { GraphStore } from '../../src/store/graph.js';
-import type { Store } from '../../src/store/lmdb.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const quiet = { logger: new DefaultLogger('WARN') };
@@ -19,14 +18,13 @@ const other: Scope = { tenant: 'acme', partition: null, entityId: 'user-2' };
 
 describe('consolidateOwner activity', () => {
   let temp: TempGraph;
-  let store: Store;
   let graph: GraphStore;
   let actors: ActorRegistry;
   let clock: ManualClock;
 
   beforeEach(() => {
     temp = openTempGraph('engram-activity-');
-    ({ store, graph, actors, clock } = temp);
+    ({ graph, actors, clock } = temp);
   });
 
   afterEach(() => temp.close());
@@ -36,7 +34,8 @@ describe('consolidateOwner activity', () => {
     return actors.actorFor(scope).assertFact({ fact_id: id, subject_type: 'owner', subject_id: null, predicate: 'likes', value, cardinality: 'multi', valid_from: null });
   };
 
-  const activities = () => createActivities({ actors, graph, store, log: createLogger('silent') });
+  // The owners port is the actor registry itself: consolidation runs inside the owner's actor.
+  const activities = () => createConsolidateActivities({ owners: actors });
 
   it('retracts the owner redundant facts through the actor and reports counts', async () => {
     await assert(owner, 'fact_a', 'Tea');
@@ -84,6 +83,20 @@ describe('withAppFailures', () => {
   it('leaves 5xx AppErrors to the retry policy', async () => {
     const failure = await withAppFailures(() => Promise.reject(unavailable('provider down'))).catch((e: unknown) => e);
     expect(failure).toMatchObject({ type: 'unavailable', nonRetryable: false });
+  });
+
+  it('fails for good on a 5xx AppError its thrower marked not retryable', async () => {
+    const refused = new AppError('provider_error', 'the media provider refused the request (400)', { retryable: false });
+    const failure = await withAppFailures(() => Promise.reject(refused)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'provider_error', nonRetryable: true });
+  });
+
+  it('agrees with the workflows\' retry policy: every 4xx code, and only those, is never retried', () => {
+    const policy = { start_to_close_timeout_ms: 1000, retry: { initial_interval_ms: 1, backoff_coefficient: 1, maximum_interval_ms: 1, maximum_attempts: 1 } };
+    const fourXX = ERROR_CODES.filter((code) => STATUS_BY_CODE[code] < 500);
+    expect([...(activityOptions(policy).retry?.nonRetryableErrorTypes ?? [])].sort()).toEqual([...fourXX].sort());
+    expect(fourXX).toEqual(expect.arrayContaining(['unauthorized', 'rate_limited', 'not_found', 'invalid_input']));
+    for (const code of ERROR_CODES) expect(new AppError(code, 'x').retryable).toBe(STATUS_BY_CODE[code] >= 500);
   });
 
   it('passes other errors through unchanged', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { withAppFailures } from '../../activities/failures.js';
 import { usableText } from '../../src/providers/media-provider.js';
 
 describe('provider text', () => {
@@ -12,13 +13,12 @@ describe('provider text', () => {
     expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(5);
   });
 
-  it('refuses empty or missing text as a non-retryable provider error', () => {
+  it('refuses empty or missing text as a non-retryable provider error', async () => {
     expect(() => usableText('   ', 10)).toThrow(/no text/);
     expect(() => usableText(undefined, 10)).toThrow(/no text/);
-    try {
-      usableText(42, 10);
-    } catch (error) {
-      expect(error).toMatchObject({ type: 'provider_error', nonRetryable: true });
-    }
+    expect(() => usableText(42, 10)).toThrow(expect.objectContaining({ code: 'provider_error', retryable: false }));
+    // What the workflow sees once the activity maps it: a provider_error failure that is not retried.
+    const failure = await withAppFailures(async () => usableText(42, 10)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'provider_error', nonRetryable: true });
   });
 });

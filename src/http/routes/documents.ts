@@ -1,6 +1,7 @@
 import { contentId } from '../../domain/document-records.js';
 import { mintId } from '../../domain/ids.js';
 import { AppError, notFound, unavailable } from '../../errors.js';
+import { scopeOf } from '../../jobs/contract.js';
 import type { AppContext, AppDeps } from '../context.js';
 import { ownerDocuments, type DocumentServices } from '../document-services.js';
 import type { AppRouter } from '../router.js';
@@ -64,7 +65,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     const services = documentServices(deps);
     const doc = readableDoc(ctx, deps, ctx.params.doc_id);
     if (doc.deleted_at !== null) throw notFound(`document ${doc.doc_id}`);
-    const scope = { tenant: doc.tenant, partition: doc.partition, entityId: doc.entity_id };
+    const scope = scopeOf(doc);
     const sealed = doc.modality === 'text' ? undefined : services.docs.getBlob(scope, doc.doc_id);
     if (doc.modality !== 'text' && !sealed) throw notFound(`bytes of document ${doc.doc_id}`);
     ctx.body = sealed ? services.cipher.open(doc.tenant, doc.doc_id, sealed) : Buffer.from(doc.content ?? '', 'utf8');

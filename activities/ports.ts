@@ -1,0 +1,53 @@
+import type { ConsolidationReport } from '../src/domain/consolidation.js';
+import type { StoredDocument } from '../src/domain/documents.js';
+import type { Scope } from '../src/domain/scope.js';
+import type { BackfillRef } from '../src/jobs/contract.js';
+import type { MediaRoute } from '../src/providers/media-provider.js';
+
+/**
+ * What the activities need from the rest of the service, declared here as structural ports (the
+ * samples' `createActivities(db: DB)` habit) so activities import no concrete class. Every port is
+ * required: a node that cannot provide one cannot register the activities that use it. The composition
+ * root (src/server.ts) builds them from the real objects. Writes go through the owner's actor, never
+ * straight to the store.
+ */
+export interface ActivityPorts {
+  owners: OwnersPort;
+  fields: FieldBackfillPort;
+  media: MediaPort;
+}
+
+/** The owners' actors (ActorRegistry fits): consolidation runs inside the owner's actor. */
+export interface OwnersPort {
+  actorFor(scope: Scope): { consolidate(): Promise<ConsolidationReport> };
+}
+
+/** The field backfill steps (FieldService fits); each takes the version being built and stops once it is superseded. */
+export interface FieldBackfillPort {
+  /** The version to build, or null when it was superseded or the field deleted. */
+  backfillTarget(ref: BackfillRef): object | null;
+  /** The next `limit` document numbers after `cursor` in the field's scope, and how many there are in all. */
+  backfillPage(ref: BackfillRef, cursor: number, limit: number): { docNos: number[]; total: number };
+  /** Indexes those documents in one transaction; false when the version was superseded. */
+  backfillApply(ref: BackfillRef, docNos: number[], progress: { done: number; total: number }): Promise<boolean>;
+  backfillComplete(ref: BackfillRef): Promise<boolean>;
+  backfillFailed(ref: BackfillRef, reason: string): Promise<void>;
+}
+
+/** Staged media, its provider routes and limits, and the owner's write of the derived text. */
+export interface MediaPort {
+  /** The staged (not yet captioned) media record and its sealed bytes. */
+  getPending(scope: Scope, docId: string): { doc: StoredDocument; sealed: Uint8Array } | undefined;
+  /** Whether the document exists as a finished (captioned) record. */
+  isDone(scope: Scope, docId: string): boolean;
+  /** Decrypts sealed bytes. */
+  open(tenant: string, docId: string, sealed: Uint8Array): Uint8Array;
+  /** Stores the derived text in the owner's actor and indexes it; a no-op when already done. */
+  complete(scope: Scope, docId: string, text: string, derivedBy: string): Promise<void>;
+  routes: readonly MediaRoute[];
+  limits: { captionBytes: number; transcriptBytes: number };
+  /** Bearer key of the provider; undefined when the provider takes none. */
+  providerKey: string | undefined;
+  /** Bound of one provider call (temporal.yaml `media.caption_timeout_ms`). */
+  timeoutMs: number;
+}

@@ -1,0 +1,128 @@
+import type { ConsolidationReport } from '../domain/consolidation.js';
+import type { Scope } from '../domain/scope.js';
+
+/**
+ * What crosses the workflow boundary: workflow inputs and results, activity signatures, and the ids they
+ * carry. Principle 5 (DESIGN.md): inputs, results and therefore histories hold ids, counts and settings
+ * only, never owner content. Field names here are on the wire of recorded histories: renaming one
+ * breaks the replay of running workflows. Workflows import this file and @temporalio/workflow only;
+ * activities/ implement the activity interfaces; src/temporal/ builds the inputs.
+ */
+
+/** The scope of a job as plain data: tenant, partition (null when absent) and owner entity id. */
+export interface OwnerRef {
+  tenant: string;
+  partition: string | null;
+  entity_id: string;
+}
+
+/** The scope as workflow input: identifiers only. */
+export function ownerRef(scope: Scope): OwnerRef {
+  return { tenant: scope.tenant, partition: scope.partition, entity_id: scope.entityId };
+}
+
+/** The scope an owner reference (or any record carrying `tenant`, `partition`, `entity_id`) names. */
+export function scopeOf(ref: OwnerRef): Scope {
+  return { tenant: ref.tenant, partition: ref.partition, entityId: ref.entity_id };
+}
+
+/** Identifies one backfill: a field version to build. Ids only, so it can be a workflow input. */
+export interface BackfillRef {
+  tenant: string;
+  partition_scope: string | null;
+  name: string;
+  ver: string;
+}
+
+/** Activity timeouts and retries from temporal.yaml, passed in so workflow code reads no config. */
+export interface ActivityPolicy {
+  start_to_close_timeout_ms: number;
+  /** Only for activities that heartbeat; others would time out waiting for a heartbeat. */
+  heartbeat_timeout_ms?: number;
+  retry: {
+    initial_interval_ms: number;
+    backoff_coefficient: number;
+    maximum_interval_ms: number;
+    maximum_attempts: number;
+  };
+}
+
+// --- consolidate ---
+
+export interface ConsolidateInput {
+  owner: OwnerRef;
+  activity: ActivityPolicy;
+}
+
+/** The counts of one consolidation: the workflow's result and the route's answer. */
+export type ConsolidateResult = ConsolidationReport;
+
+export interface ConsolidateActivities {
+  /** Plans and retracts in the owner's actor; returns counts only. */
+  consolidateOwner(owner: OwnerRef): Promise<ConsolidateResult>;
+}
+
+// --- captionMedia ---
+
+export interface CaptionMediaInput {
+  owner: OwnerRef;
+  /** The staged media record; its bytes stay encrypted in LMDB and never enter the history. */
+  doc_id: string;
+  /** Name of the provider route chosen by the HTTP layer (PHI policy already applied). */
+  route: string;
+  activity: ActivityPolicy;
+}
+
+export interface CaptionMediaResult {
+  doc_id: string;
+}
+
+export interface DeriveMediaTextInput {
+  owner: OwnerRef;
+  doc_id: string;
+  route: string;
+}
+
+export interface CaptionMediaActivities {
+  /**
+   * Reads the staged media, asks the provider for its caption or transcript, and stores it as the
+   * media's derived text in the owner's actor. Idempotent: a retry after the text was stored is a no-op.
+   */
+  deriveMediaText(input: DeriveMediaTextInput): Promise<void>;
+}
+
+// --- backfillField ---
+
+/** Where a backfill stands: the last document number indexed and how many were indexed. */
+export interface BackfillCursor {
+  cursor: number;
+  done: number;
+}
+
+export interface BackfillFieldInput {
+  /** Field identity and the version being built: ids only. */
+  field: BackfillRef;
+  page_size: number;
+  /** How long one slice activity indexes before it returns its cursor. */
+  slice_ms: number;
+  activity: ActivityPolicy;
+  /** Where a continued-as-new run picks up. */
+  from?: BackfillCursor;
+}
+
+export type BackfillFieldResult = { status: 'complete'; indexed: number } | { status: 'superseded' };
+
+/** One slice's outcome: how far it got (and whether that is the end), or that the version was superseded. */
+export type SliceResult = (BackfillCursor & { finished: boolean }) | { superseded: true };
+
+export interface BackfillFieldActivities {
+  /** Indexes pages from `from` for up to `maxMs`; resumes from its own heartbeat on a retry. */
+  backfillFieldSlice(ref: BackfillRef, from: BackfillCursor, pageSize: number, maxMs: number): Promise<SliceResult>;
+  /** Switches the field to the built version (atomically); false when it was superseded meanwhile. */
+  completeFieldBackfill(ref: BackfillRef): Promise<boolean>;
+  /** Records `failed:<reason>` on the field version. */
+  failFieldBackfill(ref: BackfillRef, reason: string): Promise<void>;
+}
+
+/** Every activity the worker registers; names are unique across workflows. */
+export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities;

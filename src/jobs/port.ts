@@ -1,0 +1,22 @@
+import type { Scope } from '../domain/scope.js';
+import type { BackfillRef, ConsolidateResult } from './contract.js';
+
+/** Readiness of a dependency as `GET /status` reports it. */
+export type Readiness = { ready: true; detail?: string } | { ready: false; detail: string };
+
+/**
+ * Whatever runs the durable jobs; the HTTP layer only needs its readiness and the job entry points, and
+ * src/temporal/ implements it. Every entry point throws AppError `unavailable` (503) quickly when the job
+ * engine cannot serve.
+ */
+export interface JobsPort {
+  /** Cached; never waits on the network. */
+  readiness(): Readiness;
+  /** Runs consolidation for one owner scope and answers with its report once it has completed. */
+  consolidate(scope: Scope): Promise<ConsolidateResult>;
+  /**
+   * Starts (does not await) the backfill workflow of one field version; a running backfill of the same
+   * field is cancelled. Absent on nodes that cannot run it: the schema route then answers 503.
+   */
+  backfillField?(ref: BackfillRef): Promise<void>;
+}
