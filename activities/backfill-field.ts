@@ -1,5 +1,5 @@
 import { Context, log } from '@temporalio/activity';
-import type { BackfillRef } from '../src/store/fields.js';
+import type { BackfillRef } from '../src/query/service.js';
 import type { ActivityDeps } from './deps.js';
 import { withAppFailures } from './failures.js';
 

@@ -1,6 +1,6 @@
 import type { ActorRegistry } from '../src/actors/registry.js';
 import type { Logger } from '../src/log.js';
-import type { FieldService } from '../src/store/fields.js';
+import type { FieldService } from '../src/query/service.js';
 import type { GraphStore } from '../src/store/graph.js';
 import type { Store } from '../src/store/lmdb.js';
 

@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredDocument } from '../src/domain/documents.js';
-import type { QueryRequest } from '../src/domain/query/compile.js';
-import { FieldReader } from '../src/store/fields-read.js';
-import { FieldService } from '../src/store/fields.js';
+import type { QueryRequest } from '../src/query/plan/compile.js';
+import { FieldReader } from '../src/query/storage/reader.js';
+import { FieldService } from '../src/query/service.js';
 import { openStore } from '../src/store/lmdb.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);

@@ -9,7 +9,7 @@ import { createApp } from './http/app.js';
 import { mediaRoutesOf, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
-import { FieldService } from './store/fields.js';
+import { FieldService } from './query/service.js';
 import { GraphStore } from './store/graph.js';
 import { openStore } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { BackfillCursor, BackfillFieldActivities } from '../activities/backfill-field.js';
-import type { BackfillRef } from '../src/store/fields.js';
+import type { BackfillRef } from '../src/query/service.js';
 import { activityOptions } from './policy.js';
 import type { ActivityPolicy } from './types.js';
 

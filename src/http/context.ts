@@ -6,7 +6,7 @@ import type { ConsolidationReport } from '../domain/consolidation.js';
 import type { Scope } from '../domain/scope.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { Logger } from '../log.js';
-import type { BackfillRef, FieldService } from '../store/fields.js';
+import type { BackfillRef, FieldService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import type { DocumentServices } from './document-services.js';

@@ -13,7 +13,7 @@ import type { JobsPort } from '../http/context.js';
 import type { DocumentServices } from '../http/document-services.js';
 import type { Logger } from '../log.js';
 import type { GraphStore } from '../store/graph.js';
-import type { BackfillRef, FieldService } from '../store/fields.js';
+import type { BackfillRef, FieldService } from '../query/service.js';
 import type { Store } from '../store/lmdb.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';

@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BackfillCursor, SliceResult } from '../../activities/backfill-field.js';
-import type { BackfillRef } from '../../src/store/fields.js';
+import type { BackfillRef } from '../../src/query/service.js';
 import type { BackfillFieldInput } from '../../workflows/backfill-field.js';
 
 /**

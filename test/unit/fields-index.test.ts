@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDocument } from '../../src/domain/documents.js';
-import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/store/fields-bitset.js';
-import { FieldService } from '../../src/store/fields.js';
+import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/query/storage/docset.js';
+import { FieldService } from '../../src/query/service.js';
 import { openStore, type Store } from '../../src/store/lmdb.js';
 
 describe('segment containers', () => {

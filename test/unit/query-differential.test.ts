@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDocument } from '../../src/domain/documents.js';
-import { compareWithMissingLast } from '../../src/domain/query/compare.js';
-import { matches } from '../../src/domain/query/match.js';
-import type { CompiledFilter, DocValue } from '../../src/domain/query/types.js';
-import { extractField } from '../../src/domain/schema/extract.js';
-import { BUILTIN_FIELDS, type FieldType } from '../../src/domain/schema/types.js';
-import { FieldService, type FieldDeclaration } from '../../src/store/fields.js';
+import { compareWithMissingLast } from '../../src/query/plan/compare.js';
+import { matches } from '../../src/query/plan/match.js';
+import type { CompiledFilter, DocValue } from '../../src/query/plan/types.js';
+import { extractField } from '../../src/query/schema/extract.js';
+import { BUILTIN_FIELDS, type FieldType } from '../../src/query/schema/types.js';
+import { FieldService, type FieldDeclaration } from '../../src/query/service.js';
 import { openStore, type Store } from '../../src/store/lmdb.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { StoredDocument } from '../../domain/documents.js';
-import { toJsonValue } from '../../domain/schema/coerce.js';
-import type { DocValue, ResolvedField } from '../../domain/query/types.js';
+import { toJsonValue } from '../../query/schema/coerce.js';
+import type { DocValue, ResolvedField } from '../../query/plan/types.js';
 import { invalidInput, unavailable } from '../../errors.js';
-import type { GroupResult } from '../../store/fields-query.js';
-import { FieldReader } from '../../store/fields-read.js';
+import type { GroupResult } from '../../query/exec/top-k.js';
+import { FieldReader } from '../../query/storage/reader.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { QueryBodySchema, QueryQuerySchema } from '../schemas/query.js';

@@ -1,5 +1,5 @@
 import { invalidInput, notFound, unavailable } from '../../errors.js';
-import type { FieldListing, FieldService } from '../../store/fields.js';
+import type { FieldListing, FieldService } from '../../query/service.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { FieldNameSchema, SchemaPutBodySchema, SchemaQuerySchema } from '../schemas/schema.js';

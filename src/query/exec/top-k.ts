@@ -1,12 +1,12 @@
-import { GroupAccumulator } from '../domain/query/aggregate.js';
-import { compareWithMissingLast } from '../domain/query/compare.js';
-import type { CompiledQuery, DocValue, QueryCaps, ResolvedField, SortKey } from '../domain/query/types.js';
-import { invalidInput } from '../errors.js';
-import { and, andNot, cardinality, toArray, type DocSet } from './fields-bitset.js';
-import { evaluateFilter } from './fields-filter.js';
-import { READERS_VER } from './fields-index.js';
-import { FieldReader } from './fields-read.js';
-import { isNumericType, KEY_STR_MAX, type FieldDb } from './fields-store.js';
+import { GroupAccumulator } from '../plan/aggregate.js';
+import { compareWithMissingLast } from '../plan/compare.js';
+import type { CompiledQuery, DocValue, QueryCaps, ResolvedField, SortKey } from '../plan/types.js';
+import { invalidInput } from '../../errors.js';
+import { and, andNot, cardinality, toArray, type DocSet } from '../storage/docset.js';
+import { evaluateFilter } from './filter.js';
+import { READERS_VER } from '../storage/writer.js';
+import { FieldReader } from '../storage/reader.js';
+import { isNumericType, KEY_STR_MAX, type FieldDb } from '../storage/layout.js';
 
 export interface QueryContext {
   tenant: string;

@@ -1,5 +1,5 @@
-import type { DocValue } from '../domain/query/types.js';
-import { SEG_SIZE, type DocSet } from './fields-bitset.js';
+import type { DocValue } from '../plan/types.js';
+import { SEG_SIZE, type DocSet } from './docset.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
@@ -11,8 +11,8 @@ import {
   LIVE_VER,
   readNumericChunk,
   type FieldDb,
-} from './fields-store.js';
-import type { Key } from './lmdb.js';
+} from './layout.js';
+import type { Key } from '../../store/lmdb.js';
 
 const WORDS = SEG_SIZE >>> 5;
 

@@ -1,7 +1,7 @@
-import type { ResolvedField } from '../domain/query/types.js';
-import { BUILTIN_FIELDS, isBuiltinField, type FieldSource, type FieldType } from '../domain/schema/types.js';
-import type { FieldDb } from './fields-store.js';
-import type { Key } from './lmdb.js';
+import type { ResolvedField } from '../plan/types.js';
+import { BUILTIN_FIELDS, isBuiltinField, type FieldSource, type FieldType } from './types.js';
+import type { FieldDb } from '../storage/layout.js';
+import type { Key } from '../../store/lmdb.js';
 
 /** One definition of a field, indexed under its own version id. */
 export interface VersionDef {

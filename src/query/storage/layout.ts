@@ -1,8 +1,8 @@
 import type { Database } from 'lmdb';
-import type { DocValue } from '../domain/query/types.js';
-import type { FieldType } from '../domain/schema/types.js';
-import { decodeContainer, encodeContainer, SEG_SHIFT, SEG_SIZE } from './fields-bitset.js';
-import type { Key, Store } from './lmdb.js';
+import type { DocValue } from '../plan/types.js';
+import type { FieldType } from '../schema/types.js';
+import { decodeContainer, encodeContainer, SEG_SHIFT, SEG_SIZE } from './docset.js';
+import type { Key, Store } from '../../store/lmdb.js';
 
 /**
  * Layout of the field indexes (two named databases, keys tenant first):

@@ -1,5 +1,5 @@
-import type { Scalar } from '../scalar.js';
-import { formatTimestamp, parseTimestamp } from '../time.js';
+import type { Scalar } from '../../domain/scalar.js';
+import { formatTimestamp, parseTimestamp } from '../../domain/time.js';
 import { assertUnreachable, MISMATCH, MISSING, type Extracted, type FieldType, type IndexValue } from './types.js';
 
 const INT_TEXT = /^[+-]?\d+$/;

@@ -1,12 +1,12 @@
-import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../domain/documents.js';
-import type { DocValue } from '../domain/query/types.js';
-import { toJsonValue } from '../domain/schema/coerce.js';
-import { compileSource, extractField } from '../domain/schema/extract.js';
-import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../domain/schema/types.js';
-import { SEG_SHIFT } from './fields-bitset.js';
-import type { SchemaStore, WritableVersion } from './fields-schema.js';
-import { isNumericType, LIVE_VER, postingKey, setKey, WriteBatch, type FieldDb } from './fields-store.js';
-import type { Key } from './lmdb.js';
+import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../../domain/documents.js';
+import type { DocValue } from '../plan/types.js';
+import { toJsonValue } from '../schema/coerce.js';
+import { compileSource, extractField } from '../schema/extract.js';
+import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
+import { SEG_SHIFT } from './docset.js';
+import type { SchemaStore, WritableVersion } from '../schema/registry.js';
+import { isNumericType, LIVE_VER, postingKey, setKey, WriteBatch, type FieldDb } from './layout.js';
+import type { Key } from '../../store/lmdb.js';
 
 /** Hidden built-in: the read ACL, so queries drop documents the caller may not read. */
 export const READERS_VER = 'b._readers';

@@ -1,8 +1,8 @@
-import { matchesLeaf } from '../domain/query/match.js';
-import type { CompiledFilter, CompiledLeaf } from '../domain/query/types.js';
-import { addDoc, and, andNot, orInto, toArray, type DocSet } from './fields-bitset.js';
-import { orContainer, type FieldReader } from './fields-read.js';
-import { isNumericType, KEY_STR_MAX } from './fields-store.js';
+import { matchesLeaf } from '../plan/match.js';
+import type { CompiledFilter, CompiledLeaf } from '../plan/types.js';
+import { addDoc, and, andNot, orInto, toArray, type DocSet } from '../storage/docset.js';
+import { orContainer, type FieldReader } from '../storage/reader.js';
+import { isNumericType, KEY_STR_MAX } from '../storage/layout.js';
 
 /**
  * Evaluates a compiled filter to the set of matching documents within `universe` (the live documents

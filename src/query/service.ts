@@ -1,14 +1,14 @@
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
-import { compileQuery, type QueryRequest } from '../domain/query/compile.js';
-import type { CompiledQuery, QueryCaps } from '../domain/query/types.js';
-import type { FieldSource, FieldType } from '../domain/schema/types.js';
-import { cardinality, toArray } from './fields-bitset.js';
-import { FieldIndex } from './fields-index.js';
-import { FieldQueryEngine, type DocumentPage, type GroupResult, type QueryContext } from './fields-query.js';
-import { FieldReader } from './fields-read.js';
-import { SchemaStore, type FieldRecord, type WritableVersion } from './fields-schema.js';
-import { KEY_TOP, openFieldDb, WriteBatch, type FieldDb } from './fields-store.js';
-import type { Key, Store } from './lmdb.js';
+import { compileQuery, type QueryRequest } from './plan/compile.js';
+import type { CompiledQuery, QueryCaps } from './plan/types.js';
+import type { FieldSource, FieldType } from './schema/types.js';
+import { cardinality, toArray } from './storage/docset.js';
+import { FieldIndex } from './storage/writer.js';
+import { FieldQueryEngine, type DocumentPage, type GroupResult, type QueryContext } from './exec/top-k.js';
+import { FieldReader } from './storage/reader.js';
+import { SchemaStore, type FieldRecord, type WritableVersion } from './schema/registry.js';
+import { KEY_TOP, openFieldDb, WriteBatch, type FieldDb } from './storage/layout.js';
+import type { Key, Store } from '../store/lmdb.js';
 
 export interface FieldDeclaration {
   name: string;
