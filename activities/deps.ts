@@ -1,6 +1,6 @@
 import type { ActorRegistry } from '../src/actors/registry.js';
 import type { Logger } from '../src/log.js';
-import type { FieldService } from '../src/query/service.js';
+import type { QueryService } from '../src/query/service.js';
 import type { GraphStore } from '../src/store/graph.js';
 import type { Store } from '../src/store/lmdb.js';
 
@@ -11,5 +11,5 @@ export interface ActivityDeps {
   store: Store;
   log: Logger;
   /** Field indexes, for the field backfill. */
-  fields?: FieldService;
+  fields?: QueryService;
 }

@@ -9,7 +9,8 @@ import { createApp } from './http/app.js';
 import { mediaRoutesOf, type DocumentServices } from './http/document-services.js';
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
-import { FieldService } from './query/service.js';
+import { QueryService } from './query/service.js';
+import { DocumentRecords } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
@@ -39,8 +40,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     maxCachedFacts: config.env.MAX_CACHED_FACTS,
   });
   const keys = options.keys ?? loadKeys(config, log);
-  const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
-  const documents = createDocumentServices(config, store, log, [fields.index]);
+  const fields = new QueryService(store, new DocumentRecords(store), { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
+  const documents = createDocumentServices(config, store, log, [fields.writer]);
   sweepAbandonedMedia(config, documents, clock, log);
   const media = { providerKey: config.env.MEDIA_PROVIDER_KEY, timeoutMs: config.temporal.media.caption_timeout_ms };
   const jobs = await startJobs(config, { store, graph, actors, log, documents, media, fields, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });

@@ -12,8 +12,8 @@ import { unavailable } from '../errors.js';
 import type { JobsPort } from '../http/context.js';
 import type { DocumentServices } from '../http/document-services.js';
 import type { Logger } from '../log.js';
+import type { BackfillRef, QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
-import type { BackfillRef, FieldService } from '../query/service.js';
 import type { Store } from '../store/lmdb.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';
@@ -36,7 +36,7 @@ export interface JobsDeps {
   documents?: DocumentServices;
   media?: CaptionMediaSettings;
   /** Field indexes and the backfill page size, for the field backfill. */
-  fields?: FieldService;
+  fields?: QueryService;
   backfillPageSize?: number;
 }
 

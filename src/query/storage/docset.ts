@@ -1,31 +1,37 @@
 /**
  * Document sets over dense per-tenant document numbers, split in segments of 65,536 numbers (as roaring
- * bitmaps are). On disk a segment is a container: a sorted Uint16 array while it holds fewer than 4,096
- * numbers, else an 8 KiB bitset; the byte length tells them apart. In memory every segment is a bitset,
- * so and/or/not are word loops over at most 2,048 words per segment.
+ * bitmaps are). On disk a segment is a container: a sorted little-endian Uint16 array while it holds fewer
+ * than 4,096 numbers, else an 8 KiB bitset; the byte length tells them apart. In memory every segment is
+ * a bitset, so and/or/not are word loops over at most 2,048 words per segment.
+ *
+ * This file is the one place that knows the container format: every read and write of a container goes
+ * through the codec below (docs/query.md, "Why these containers", measures it against `roaring`).
  */
 export const SEG_SHIFT = 16;
 export const SEG_SIZE = 1 << SEG_SHIFT;
 const WORDS = SEG_SIZE >>> 5;
 const BITSET_BYTES = WORDS * 4;
+/** Largest array container; one more member and the bitset is smaller. */
 const ARRAY_MAX = 4095;
 
 export type DocSet = Map<number, Uint32Array>;
 
-export function segOf(docNo: number): number {
-  return docNo >>> SEG_SHIFT;
-}
+const isBitset = (bytes: Uint8Array): boolean => bytes.byteLength === BITSET_BYTES;
+
+/** The array container's `i`-th member (little-endian Uint16). */
+const arrayAt = (bytes: Uint8Array, i: number): number => bytes[i * 2]! | (bytes[i * 2 + 1]! << 8);
+
+// --- the container codec ---
 
 /** Decodes a stored container into a bitset (a fresh copy: the input may be an LMDB buffer view). */
 export function decodeContainer(bytes: Uint8Array): Uint32Array {
   const words = new Uint32Array(WORDS);
-  if (bytes.byteLength === BITSET_BYTES) {
+  if (isBitset(bytes)) {
     new Uint8Array(words.buffer).set(bytes);
     return words;
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i + 1 < bytes.byteLength; i += 2) {
-    const low = view.getUint16(i, true);
+    const low = arrayAt(bytes, i >>> 1);
     words[low >>> 5]! |= 1 << (low & 31);
   }
   return words;
@@ -51,20 +57,106 @@ export function encodeContainer(words: Uint32Array): Uint8Array | null {
   return out;
 }
 
-/** Adds or removes one number in a stored container; returns the new container (null: now empty). */
-export function updateContainer(bytes: Uint8Array | undefined, docNo: number, present: boolean): Uint8Array | null {
-  const words = bytes ? decodeContainer(bytes) : new Uint32Array(WORDS);
-  const low = docNo & (SEG_SIZE - 1);
-  if (present) words[low >>> 5]! |= 1 << (low & 31);
-  else words[low >>> 5]! &= ~(1 << (low & 31));
-  return encodeContainer(words);
+/** Whether a stored container holds `low` (a number within its segment), without decoding it. */
+export function containerHas(bytes: Uint8Array, low: number): boolean {
+  if (isBitset(bytes)) return (bytes[low >>> 3]! & (1 << (low & 7))) !== 0;
+  let lo = 0;
+  let hi = (bytes.byteLength >>> 1) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = arrayAt(bytes, mid);
+    if (v === low) return true;
+    if (v < low) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
-export function containerCardinality(bytes: Uint8Array): number {
-  return bytes.byteLength === BITSET_BYTES ? popcountWords(new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + BITSET_BYTES))) : bytes.byteLength >>> 1;
+/**
+ * Applies bit changes (`low` → present) to a stored container by merging sorted lists (no 8 KiB bitset
+ * while the container stays an array), so a single document's write costs O(container length).
+ * Returns the new container, or null when it is now empty.
+ */
+export function applyDelta(stored: Uint8Array | null, delta: Map<number, boolean>): Uint8Array | null {
+  if (stored !== null && isBitset(stored)) {
+    const words = decodeContainer(stored);
+    let removed = false;
+    for (const [low, present] of delta) {
+      if (present) words[low >>> 5]! |= 1 << (low & 31);
+      else {
+        words[low >>> 5]! &= ~(1 << (low & 31));
+        removed = true;
+      }
+    }
+    // Only additions: it stays above the array limit, so skip counting and keep the bitset.
+    return removed ? encodeContainer(words) : new Uint8Array(words.buffer);
+  }
+  const n = stored ? stored.byteLength >>> 1 : 0;
+  const changes = [...delta.keys()].sort((a, b) => a - b);
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < changes.length) {
+    const s = i < n ? arrayAt(stored!, i) : Infinity;
+    const c = j < changes.length ? changes[j]! : Infinity;
+    if (s < c) {
+      out.push(s);
+      i++;
+    } else {
+      if (delta.get(c)) out.push(c);
+      if (s === c) i++;
+      j++;
+    }
+  }
+  if (out.length === 0) return null;
+  if (out.length > ARRAY_MAX) {
+    const words = new Uint32Array(WORDS);
+    for (const low of out) words[low >>> 5]! |= 1 << (low & 31);
+    return encodeContainer(words);
+  }
+  const bytes = new Uint8Array(out.length * 2);
+  for (let k = 0; k < out.length; k++) {
+    bytes[k * 2] = out[k]! & 0xff;
+    bytes[k * 2 + 1] = out[k]! >>> 8;
+  }
+  return bytes;
 }
 
-export function popcountWords(words: Uint32Array): number {
+/** ORs one stored container into segment `seg` of a set, without an intermediate bitset. */
+export function orContainer(set: DocSet, seg: number, bytes: Uint8Array): void {
+  let words = set.get(seg);
+  if (!words) set.set(seg, (words = new Uint32Array(WORDS)));
+  if (isBitset(bytes)) {
+    const src = new Uint32Array(new Uint8Array(bytes).buffer);
+    for (let i = 0; i < WORDS; i++) words[i]! |= src[i]!;
+    return;
+  }
+  for (let i = 0; i + 1 < bytes.byteLength; i += 2) {
+    const low = arrayAt(bytes, i >>> 1);
+    words[low >>> 5]! |= 1 << (low & 31);
+  }
+}
+
+/** Calls `fn` with each document number of a stored container of segment `seg`, ascending. */
+export function forEachInContainer(seg: number, bytes: Uint8Array, fn: (docNo: number) => void): void {
+  const base = seg << SEG_SHIFT;
+  if (isBitset(bytes)) {
+    const words = new Uint32Array(new Uint8Array(bytes).buffer);
+    for (let w = 0; w < words.length; w++) {
+      let word = words[w]!;
+      while (word !== 0) {
+        fn(base | (w << 5) | (31 - Math.clz32(word & -word)));
+        word &= word - 1;
+      }
+    }
+    return;
+  }
+  for (let i = 0; i + 1 < bytes.byteLength; i += 2) fn(base | arrayAt(bytes, i >>> 1));
+}
+
+// --- set algebra over in-memory sets ---
+
+function popcountWords(words: Uint32Array): number {
   let n = 0;
   for (let i = 0; i < words.length; i++) {
     let v = words[i]!;
@@ -79,6 +171,12 @@ export function cardinality(set: DocSet): number {
   let n = 0;
   for (const words of set.values()) n += popcountWords(words);
   return n;
+}
+
+/** Whether one segment's bitset holds `docNo` (the caller looked the segment up once, for many numbers). */
+export function segmentHas(words: Uint32Array, docNo: number): boolean {
+  const low = docNo & (SEG_SIZE - 1);
+  return (words[low >>> 5]! & (1 << (low & 31))) !== 0;
 }
 
 /** ORs `source` into `target` (mutates target). */
@@ -121,12 +219,6 @@ export function andNot(a: DocSet, b: DocSet): DocSet {
   return out;
 }
 
-export function has(set: DocSet, docNo: number): boolean {
-  const w = set.get(docNo >>> SEG_SHIFT);
-  const low = docNo & (SEG_SIZE - 1);
-  return w !== undefined && (w[low >>> 5]! & (1 << (low & 31))) !== 0;
-}
-
 export function addDoc(set: DocSet, docNo: number): void {
   const seg = docNo >>> SEG_SHIFT;
   let w = set.get(seg);
@@ -135,7 +227,7 @@ export function addDoc(set: DocSet, docNo: number): void {
   w[low >>> 5]! |= 1 << (low & 31);
 }
 
-/** All numbers of a set into an array, ascending (faster than the generator for large sets). */
+/** All numbers of a set into an array, ascending (faster than a generator for large sets). */
 export function toArray(set: DocSet): Uint32Array {
   const out = new Uint32Array(cardinality(set));
   let at = 0;

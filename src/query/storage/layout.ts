@@ -1,7 +1,6 @@
 import type { Database } from 'lmdb';
-import type { DocValue } from '../plan/types.js';
+import type { StoredDocument } from '../../domain/documents.js';
 import type { FieldType } from '../schema/types.js';
-import { decodeContainer, encodeContainer, SEG_SHIFT, SEG_SIZE } from './docset.js';
 import type { Key, Store } from '../../store/lmdb.js';
 
 /**
@@ -15,9 +14,11 @@ import type { Key, Store } from '../../store/lmdb.js';
  *   - `[t, 'c', ver, chunk]` → column of a string / string_list field: array of STR_CHUNK_SIZE, null = missing
  *   - `[t, 'n']` → next document number; `[t, 'd', partition, entity_id, doc_id]` → document number
  *   - `[t, 'f', partition_scope, name]` → field record; `[t, 'v']` → next field version number
+ *   - `[t, 'gc', ver]` → a retired version whose entries are still being deleted
  *
  * `ver` names one definition of a field: `b.<name>` for built-ins, `f<n>` for declarations; a
- * re-declaration gets a new `ver`, so its backfill builds beside the old one.
+ * re-declaration gets a new `ver`, so its backfill builds beside the old one. Containers are encoded
+ * by `docset.ts`.
  */
 export const CHUNK_SHIFT = 10;
 export const CHUNK_SIZE = 1 << CHUNK_SHIFT;
@@ -26,210 +27,71 @@ export const STR_CHUNK_SHIFT = 7;
 export const STR_CHUNK_SIZE = 1 << STR_CHUNK_SHIFT;
 
 export const chunkShift = (numeric: boolean) => (numeric ? CHUNK_SHIFT : STR_CHUNK_SHIFT);
-/** Longest string kept whole in a key (LMDB keys are at most ~1.9 KB); longer values are re-checked. */
-export const KEY_STR_MAX = 256;
+
 /** Sorts after every value part (numbers and UTF-8 strings). */
 export const KEY_TOP = '\u{10ffff}\u{10ffff}';
+/** The version of the live-documents set. */
 export const LIVE_VER = '_live';
+/** Hidden built-in: the read ACL, so queries drop documents the caller may not read. */
+export const READERS_VER = 'b._readers';
 
-export type ColumnArray = Float64Array | DocValue[];
-
-export interface FieldDb {
+export interface IndexDb {
   bin: Database<Buffer, Key>;
   meta: Database<any, Key>;
 }
 
-export function openFieldDb(store: Store): FieldDb {
+export function openIndexDb(store: Store): IndexDb {
   return {
     bin: store.env.openDB<Buffer, Key>({ name: 'field_bin', encoding: 'binary' }),
     meta: store.env.openDB<any, Key>({ name: 'field_meta' }),
   };
 }
 
+/** Numeric types (int, float, bool, datetime) keep Float64 columns; strings and lists msgpack ones. */
 export function isNumericType(type: FieldType): boolean {
   return type !== 'string' && type !== 'string_list';
 }
 
-export function keyValue(v: string | number): string | number {
-  return typeof v === 'string' && v.length > KEY_STR_MAX ? v.slice(0, KEY_STR_MAX) : v;
+// --- the long-string key rule ---
+
+/** Longest string kept whole in a key (LMDB keys are at most ~1.9 KB). */
+export const KEY_STR_MAX = 256;
+
+/**
+ * A value as posting keys hold it: a string longer than KEY_STR_MAX is cut to that length, so several
+ * long values share one key. Range bounds are cut the same way, so a walk covers a superset.
+ */
+export function keyValue<T extends string | number>(v: T): T {
+  return (typeof v === 'string' && v.length > KEY_STR_MAX ? v.slice(0, KEY_STR_MAX) : v) as T;
 }
+
+/**
+ * Whether a key value (or a literal) may stand for several values: its documents cannot be judged by the
+ * key and are re-checked against the column, and ties under it are ordered by the full values.
+ */
+export function mayBeCut(v: string | number): boolean {
+  return typeof v === 'string' && v.length >= KEY_STR_MAX;
+}
+
+// --- keys ---
 
 export const postingKey = (t: string, ver: string, v: string | number, seg: number): Key => [t, 'p', ver, keyValue(v), seg];
+/** All segments of one value's posting, or (without a value) every posting of the version. */
+export const postingPrefix = (t: string, ver: string, v?: string | number): Key => (v === undefined ? [t, 'p', ver] : [t, 'p', ver, keyValue(v)]);
 export const setKey = (t: string, ver: string, name: 'e' | 'm', seg: number): Key => [t, 's', ver, name, seg];
+export const setPrefix = (t: string, ver: string, name: 'e' | 'm'): Key => [t, 's', ver, name];
 export const columnKey = (t: string, ver: string, chunk: number): Key => [t, 'c', ver, chunk];
+/** Every entry a version owns, per database (what `collect` deletes). */
+export const versionPrefixes = (t: string, ver: string): { bin: Key[]; meta: Key[] } => ({
+  bin: [[t, 'p', ver], [t, 's', ver], [t, 'c', ver]],
+  meta: [[t, 'c', ver]],
+});
 
-/**
- * Read-modify-write buffer for one LMDB write transaction: containers and column chunks are read once,
- * changed in memory and written once by `flush`. Must be created and flushed inside the transaction
- * callback, so every read-modify-write of tenant-wide structures sees the transaction's own state.
- */
-export class WriteBatch {
-  private readonly containers = new Map<string, ContainerDelta>();
-  private readonly columns = new Map<string, { key: Key; numeric: boolean; data: ColumnArray }>();
-
-  constructor(private readonly db: FieldDb) {}
-
-  setBit(key: Key, docNo: number, present: boolean): void {
-    this.container(key).delta.set(docNo & (SEG_SIZE - 1), present);
-  }
-
-  hasBit(key: Key, docNo: number): boolean {
-    const entry = this.container(key);
-    const low = docNo & (SEG_SIZE - 1);
-    const changed = entry.delta.get(low);
-    if (changed !== undefined) return changed;
-    entry.stored ??= this.db.bin.get(key) ?? null;
-    return entry.stored !== null && containerHas(entry.stored, low);
-  }
-
-  getValue(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const shift = chunkShift(numeric);
-    const data = this.column(t, ver, numeric, docNo >>> shift);
-    const at = docNo & ((1 << shift) - 1);
-    if (numeric) {
-      const n = (data as Float64Array)[at]!;
-      return Number.isNaN(n) ? null : n;
-    }
-    return (data as DocValue[])[at] ?? null;
-  }
-
-  setValue(t: string, ver: string, numeric: boolean, docNo: number, value: DocValue): void {
-    const shift = chunkShift(numeric);
-    const data = this.column(t, ver, numeric, docNo >>> shift);
-    const at = docNo & ((1 << shift) - 1);
-    if (numeric) (data as Float64Array)[at] = value === null ? NaN : (value as number);
-    else (data as DocValue[])[at] = value;
-  }
-
-  flush(): void {
-    for (const entry of this.containers.values()) {
-      if (entry.delta.size === 0) continue;
-      const stored = entry.stored !== undefined ? entry.stored : (this.db.bin.get(entry.key) ?? null);
-      const bytes = applyDelta(stored, entry.delta);
-      if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      else if (stored) this.db.bin.remove(entry.key);
-    }
-    for (const { key, numeric, data } of this.columns.values()) {
-      if (numeric) {
-        const f = data as Float64Array;
-        if (f.every(Number.isNaN)) this.db.bin.remove(key);
-        else this.db.bin.put(key, Buffer.from(f.buffer, f.byteOffset, f.byteLength));
-      } else {
-        const a = data as DocValue[];
-        if (a.every((v) => v === null)) this.db.meta.remove(key);
-        else this.db.meta.put(key, a);
-      }
-    }
-    this.containers.clear();
-    this.columns.clear();
-  }
-
-  private container(key: Key): ContainerDelta {
-    const id = cacheId(key);
-    let entry = this.containers.get(id);
-    if (!entry) this.containers.set(id, (entry = { key, stored: undefined, delta: new Map() }));
-    return entry;
-  }
-
-  private column(t: string, ver: string, numeric: boolean, chunk: number): ColumnArray {
-    const key = columnKey(t, ver, chunk);
-    const id = cacheId(key);
-    let entry = this.columns.get(id);
-    if (!entry) {
-      entry = { key, numeric, data: numeric ? readNumericChunk(this.db, key) : readStringChunk(this.db, key) };
-      this.columns.set(id, entry);
-    }
-    return entry.data;
-  }
-}
-
-/** Pending bit changes of one container; `stored` is read lazily (undefined: not read yet). */
-interface ContainerDelta {
-  key: Key;
-  stored: Uint8Array | null | undefined;
-  delta: Map<number, boolean>;
-}
-
-const ARRAY_MAX = 4095;
-
-function containerHas(bytes: Uint8Array, low: number): boolean {
-  if (bytes.byteLength === SEG_SIZE >>> 3) return (bytes[low >>> 3]! & (1 << (low & 7))) !== 0;
-  let lo = 0;
-  let hi = (bytes.byteLength >>> 1) - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = bytes[mid * 2]! | (bytes[mid * 2 + 1]! << 8);
-    if (v === low) return true;
-    if (v < low) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
-/**
- * Applies bit changes to a stored container by merging sorted lists (no 8 KiB bitset while the
- * container stays an array), so a single document's write costs O(container length).
- */
-function applyDelta(stored: Uint8Array | null, delta: Map<number, boolean>): Uint8Array | null {
-  if (stored !== null && stored.byteLength === SEG_SIZE >>> 3) {
-    const words = decodeContainer(stored);
-    let removed = false;
-    for (const [low, present] of delta) {
-      if (present) words[low >>> 5]! |= 1 << (low & 31);
-      else {
-        words[low >>> 5]! &= ~(1 << (low & 31));
-        removed = true;
-      }
-    }
-    // Only additions: it stays above the array limit, so skip counting and keep the bitset.
-    return removed ? encodeContainer(words) : new Uint8Array(words.buffer);
-  }
-  const n = stored ? stored.byteLength >>> 1 : 0;
-  const changes = [...delta.keys()].sort((a, b) => a - b);
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < changes.length) {
-    const s = i < n ? stored![i * 2]! | (stored![i * 2 + 1]! << 8) : Infinity;
-    const c = j < changes.length ? changes[j]! : Infinity;
-    if (s < c) {
-      out.push(s);
-      i++;
-    } else {
-      if (delta.get(c)) out.push(c);
-      if (s === c) i++;
-      j++;
-    }
-  }
-  if (out.length === 0) return null;
-  if (out.length > ARRAY_MAX) {
-    const words = new Uint32Array(SEG_SIZE >>> 5);
-    for (const low of out) words[low >>> 5]! |= 1 << (low & 31);
-    return encodeContainer(words);
-  }
-  const bytes = new Uint8Array(out.length * 2);
-  for (let k = 0; k < out.length; k++) {
-    bytes[k * 2] = out[k]! & 0xff;
-    bytes[k * 2 + 1] = out[k]! >>> 8;
-  }
-  return bytes;
-}
-
-function cacheId(key: Key): string {
-  let id = '';
-  for (const part of key) id += (typeof part === 'number' ? '#' : '$') + String(part) + '\u0001';
-  return id;
-}
-
-export function readNumericChunk(db: FieldDb, key: Key): Float64Array {
-  const stored = db.bin.get(key);
-  if (!stored) return new Float64Array(CHUNK_SIZE).fill(NaN);
-  return new Float64Array(new Uint8Array(stored).buffer);
-}
-
-export function readStringChunk(db: FieldDb, key: Key): DocValue[] {
-  const stored = db.meta.get(key) as DocValue[] | undefined;
-  return stored ? [...stored] : new Array<DocValue>(STR_CHUNK_SIZE).fill(null);
-}
-
-export { SEG_SHIFT };
+export const nextDocNoKey = (t: string): Key => [t, 'n'];
+export const docNoKey = (doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): Key => [doc.tenant, 'd', doc.partition ?? '', doc.entity_id, doc.doc_id];
+export const fieldKey = (t: string, scope: string | null, name: string): Key => [t, 'f', scope ?? '', name];
+/** Field records of a tenant (scope undefined), or of one partition scope (null: the tenant-wide ones). */
+export const fieldPrefix = (t: string, scope?: string | null): Key => (scope === undefined ? [t, 'f'] : [t, 'f', scope ?? '']);
+export const nextVersionKey = (t: string): Key => [t, 'v'];
+export const retiredKey = (t: string, ver: string): Key => [t, 'gc', ver];
+export const retiredPrefix = (t: string): Key => [t, 'gc'];
