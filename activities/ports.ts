@@ -22,7 +22,7 @@ export interface OwnersPort {
   actorFor(scope: Scope): { consolidate(): Promise<ConsolidationReport> };
 }
 
-/** The field backfill steps (FieldService fits); each takes the version being built and stops once it is superseded. */
+/** The field backfill steps (QueryService fits); each takes the version being built and stops once it is superseded. */
 export interface FieldBackfillPort {
   /** The version to build, or null when it was superseded or the field deleted. */
   backfillTarget(ref: BackfillRef): object | null;

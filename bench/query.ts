@@ -3,17 +3,18 @@
  * better-sqlite3 with equivalent indexes on the same data in the same run (issue 5).
  * Run: `npx tsx bench/query.ts [documents]`. Target: each query within 1.5x of SQLite's time or better.
  *
- * Documents are loaded through the field index writer directly (FieldIndex.writeMany) in batched
- * transactions, with their records, as the document store would write them.
+ * Documents are loaded through the field index writer directly (FieldWriter.writeMany) in batched
+ * transactions, with their records, as the document store would write them. Queries run through the
+ * engine's raw operations (src/query/engine.ts), so the index entries each one touches can be counted.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredDocument } from '../src/domain/documents.js';
-import type { QueryRequest } from '../src/domain/query/compile.js';
-import { FieldReader } from '../src/store/fields-read.js';
-import { FieldService } from '../src/store/fields.js';
+import { QueryEngine } from '../src/query/engine.js';
+import { QueryService, type QueryRequest } from '../src/query/service.js';
+import { DocumentRecords } from '../src/store/documents.js';
 import { openStore } from '../src/store/lmdb.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);
@@ -68,7 +69,9 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-query-'));
   const store = openStore(join(dir, 'lmdb'));
-  const fields = new FieldService(store, { maxGroups: 10_000, maxScanned: 1_000_000 });
+  const records = new DocumentRecords(store);
+  const fields = new QueryService(store, records, { maxGroups: 10_000, maxScanned: 1_000_000 });
+  const engine = new QueryEngine(store, { maxGroups: 10_000, maxScanned: 1_000_000 });
   await fields.declare(
     T,
     [
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     await store.transaction(() => {
       for (const { f: _f, ...doc } of docs) store.records.put([T, '', doc.entity_id, 'doc', doc.doc_id], doc);
-      fields.index.writeMany(docs);
+      engine.writer.writeMany(docs);
     });
     loadEngram += performance.now() - t0;
     t0 = performance.now();
@@ -109,11 +112,10 @@ async function main(): Promise<void> {
 
   const ctx = { tenant: T, partition: null, principal: 'bench' };
   const engramRun = (request: QueryRequest) => {
-    const reader = new FieldReader(fields.db);
-    const result = fields.run(ctx, fields.compile(T, null, request), reader);
+    const reader = engine.reader();
+    const result = engine.execute(ctx, engine.compile(T, null, request), reader);
     if (result.mode === 'documents') {
-      const keys = fields.locateMany(T, result.page.docNos, reader);
-      const docs = keys.map((k) => store.records.get(k!));
+      const docs = records.getMany(result.page.docNos.map((docNo) => engine.locate(T, docNo, reader)!));
       return { rows: docs.length, total: result.page.total, touched: reader.touched, candidates: result.page.total };
     }
     return { rows: result.result.rows.length, total: result.result.totalGroups, touched: reader.touched, candidates: result.result.scanned };

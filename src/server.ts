@@ -11,7 +11,8 @@ import { ownerDocuments, type DocumentServices } from './http/document-services.
 import type { AppDeps } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { mediaRoutesOf } from './providers/media-provider.js';
-import { FieldService } from './store/fields.js';
+import { QueryService } from './query/service.js';
+import { DocumentRecords } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
@@ -41,8 +42,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     maxCachedFacts: config.env.MAX_CACHED_FACTS,
   });
   const keys = options.keys ?? loadKeys(config, log);
-  const fields = new FieldService(store, { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
-  const documents = createDocumentServices(config, store, log, [fields.index]);
+  const fields = new QueryService(store, new DocumentRecords(store), { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
+  const documents = createDocumentServices(config, store, log, [fields.writer]);
   sweepAbandonedMedia(config, documents, clock, log);
   const activities = activityPorts(config, actors, fields, documents);
   const jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
@@ -82,7 +83,7 @@ async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<
 }
 
 /** What the activities use, over this node's actors, field indexes and documents. */
-function activityPorts(config: Config, actors: ActorRegistry, fields: FieldService, documents: DocumentServices): ActivityPorts {
+function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): ActivityPorts {
   return {
     owners: actors,
     fields,

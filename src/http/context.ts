@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { JobsPort } from '../jobs/port.js';
 import type { Logger } from '../log.js';
-import type { FieldService } from '../store/fields.js';
+import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import type { DocumentServices } from './document-services.js';
@@ -26,7 +26,7 @@ export interface AppDeps {
   /** Declared field values of a document for its record (the field indexes provide it). */
   documentFields?: (doc: StoredDocument) => DocumentFieldValues;
   /** Field schema, field indexes and the structured query engine; their routes answer 503 when absent. */
-  fields?: FieldService;
+  fields?: QueryService;
 }
 
 export interface AppState {

@@ -26,15 +26,20 @@ export interface PendingMedia {
  *            psg/<label> → PassageRecord  vseq → next passage label  pending/<id> → PendingMedia
  *   index:   d_created/<created_at>/<id>  (newest first by reading backwards)
  * and, outside every scope, index [0, 'pending', staged_at, ...scope, id] for the sweep of abandoned media.
+ *
+ * `DocumentRecords` is the read side. It is built from the Store alone, so readers (the query engine) can
+ * take it before the DocumentStore, which is built with their write hooks, exists.
  */
-export class DocumentStore {
-  constructor(
-    private readonly store: Store,
-    private readonly hooks: readonly DocumentWriteHook[],
-  ) {}
+export class DocumentRecords {
+  constructor(protected readonly store: Store) {}
 
   get(scope: Scope, docId: string): StoredDocument | undefined {
     return this.store.records.get([...scopeKey(scope), 'doc', docId]) as StoredDocument | undefined;
+  }
+
+  /** The records of several documents, in the order asked (undefined where one does not exist). */
+  getMany(refs: ReadonlyArray<{ scope: Scope; docId: string }>): Array<StoredDocument | undefined> {
+    return refs.map(({ scope, docId }) => this.get(scope, docId));
   }
 
   /** The scope's documents the principal may read, newest first. */
@@ -60,6 +65,16 @@ export class DocumentStore {
 
   passage(scope: Scope, label: number): PassageRecord | undefined {
     return this.store.records.get([...scopeKey(scope), 'psg', label]) as PassageRecord | undefined;
+  }
+}
+
+/** The records and their writes (layout above); every write runs the write hooks inside its transaction. */
+export class DocumentStore extends DocumentRecords {
+  constructor(
+    store: Store,
+    private readonly hooks: readonly DocumentWriteHook[],
+  ) {
+    super(store);
   }
 
   /** Inside a transaction: stores a new document with its passages and blob; returns the passage labels. */

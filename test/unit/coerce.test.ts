@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coerce, toJsonValue } from '../../src/domain/schema/coerce.js';
-import type { FieldType } from '../../src/domain/schema/types.js';
+import { coerce, toJsonValue } from '../../src/query/schema/coerce.js';
+import type { FieldType } from '../../src/query/schema/types.js';
 
 const V = (value: unknown) => ({ kind: 'value', value });
 const MISSING = { kind: 'missing' };

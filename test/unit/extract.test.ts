@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractField, regexError } from '../../src/domain/schema/extract.js';
+import { extractField, regexError } from '../../src/query/schema/extract.js';
 
 const doc = (content: string | null, metadata: Record<string, string | number | boolean | null> = {}, derived: string | null = null) => ({
   content,

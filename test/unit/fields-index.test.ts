@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDocument } from '../../src/domain/documents.js';
-import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/store/fields-bitset.js';
-import { FieldService } from '../../src/store/fields.js';
+import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/query/storage/docset.js';
+import { QueryEngine } from '../../src/query/engine.js';
+import { QueryService } from '../../src/query/service.js';
+import { DocumentRecords } from '../../src/store/documents.js';
 import { openStore, type Store } from '../../src/store/lmdb.js';
 
 describe('segment containers', () => {
@@ -32,11 +34,14 @@ describe('segment containers', () => {
 describe('field index hook: coverage and mismatch_count stay exact as documents come and go', () => {
   let dir: string;
   let store: Store;
-  let fields: FieldService;
+  let fields: QueryService;
+  // The same indexes seen from inside (raw results, schema records, keys).
+  let engine: QueryEngine;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'engram-fields-'));
     store = openStore(dir);
-    fields = new FieldService(store, { maxGroups: 100, maxScanned: 100_000 });
+    fields = new QueryService(store, new DocumentRecords(store), { maxGroups: 100, maxScanned: 100_000 });
+    engine = new QueryEngine(store, { maxGroups: 100, maxScanned: 100_000 });
   });
   afterAll(async () => {
     await store.close();
@@ -55,7 +60,7 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
     // As the document store does: the record and the hook in one transaction.
     const write = (prev: StoredDocument | undefined, next: StoredDocument | undefined) =>
       store.transaction(() => {
-        fields.index.onDocumentWrite(prev, next);
+        fields.writer.onDocumentWrite(prev, next);
         const d = (next ?? prev)!;
         const key = [d.tenant, d.partition ?? '', d.entity_id, 'doc', d.doc_id];
         if (next) store.records.put(key, next);
@@ -115,7 +120,7 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
     const [n, n2] = ['n', 'n2'].map((name) => listing.find((f) => f.name === name)!);
     expect([n2!.coverage, n2!.mismatch_count, n2!.backfill]).toEqual([n!.coverage, n!.mismatch_count, 'complete']);
     const run = (field: string) => {
-      const result = fields.run({ tenant: 't', partition: null, principal: 'p' }, fields.compile('t', null, { filter: { field, op: 'between', value: [10, 60] }, sort: [{ by: field, dir: 'desc' }], limit: 1000 }));
+      const result = engine.execute({ tenant: 't', partition: null, principal: 'p' }, engine.compile('t', null, { filter: { field, op: 'between', value: [10, 60] }, sort: [{ by: field, dir: 'desc' }], limit: 1000 }));
       return result.mode === 'documents' ? result.page : null;
     };
     expect(run('n2')).toEqual(run('n'));
@@ -125,7 +130,7 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
 
   it('a re-declaration keeps answering from the old definition until its backfill switches atomically', async () => {
     const count = (filter: unknown) => {
-      const r = fields.run({ tenant: 't', partition: null, principal: 'p' }, fields.compile('t', null, { filter, limit: 1 }));
+      const r = engine.execute({ tenant: 't', partition: null, principal: 'p' }, engine.compile('t', null, { filter, limit: 1 }));
       return r.mode === 'documents' ? r.page.total : -1;
     };
     const asInt = count({ field: 'n', op: 'gte', value: 0 });
@@ -146,17 +151,17 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
   });
 
   it('deleting a field removes its index entries, in bounded transactions', async () => {
-    const ver = fields.schema.get('t', null, 'n2')!.active!.ver;
-    const entries = () => ['p', 's', 'c'].reduce((n, tag) => n + [...fields.db.bin.getKeys({ start: ['t', tag, ver], end: ['t', tag, ver, '\u{10ffff}'] })].length, 0);
+    const ver = engine.schema.get('t', null, 'n2')!.active!.ver;
+    const entries = () => ['p', 's', 'c'].reduce((n, tag) => n + [...engine.db.bin.getKeys({ start: ['t', tag, ver], end: ['t', tag, ver, '\u{10ffff}'] })].length, 0);
     expect(entries()).toBeGreaterThan(0);
     // Retire without collecting, then collect in pages of 7 keys.
     await store.transaction(() => {
-      fields.schema.remove('t', null, 'n2');
-      fields.db.meta.put(['t', 'gc', ver], true);
+      engine.schema.remove('t', null, 'n2');
+      engine.db.meta.put(['t', 'gc', ver], true);
     });
-    await fields.collect('t', 7);
+    await engine.collect('t', 7);
     expect(entries()).toBe(0);
-    expect([...fields.db.meta.getKeys({ start: ['t', 'gc'], end: ['t', 'gc', '\u{10ffff}'] })]).toEqual([]);
+    expect([...engine.db.meta.getKeys({ start: ['t', 'gc'], end: ['t', 'gc', '\u{10ffff}'] })]).toEqual([]);
     expect(fields.list('t').map((f) => f.name)).not.toContain('n2');
   });
 });

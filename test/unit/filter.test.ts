@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compareCodePoints, compareWithMissingLast } from '../../src/domain/query/compare.js';
-import { compileFilter, OPS_BY_TYPE } from '../../src/domain/query/filter.js';
-import { matchesLeaf } from '../../src/domain/query/match.js';
-import type { CompiledLeaf, ResolvedField } from '../../src/domain/query/types.js';
-import { FIELD_TYPES, type FieldType } from '../../src/domain/schema/types.js';
+import { compareCodePoints, compareWithMissingLast } from '../../src/query/plan/compare.js';
+import { compileFilter, OPS_BY_TYPE } from '../../src/query/plan/filter.js';
+import { matchesLeaf } from '../../src/query/plan/match.js';
+import type { CompiledLeaf, ResolvedField } from '../../src/query/plan/types.js';
+import { FIELD_TYPES, type FieldType } from '../../src/query/schema/types.js';
 
 const fields: Record<string, ResolvedField> = Object.fromEntries(FIELD_TYPES.map((t) => [t, { name: t, type: t, ver: `v_${t}` }]));
 const resolve = (name: string) => fields[name];

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDocument } from '../../src/domain/documents.js';
-import { compareWithMissingLast } from '../../src/domain/query/compare.js';
-import { matches } from '../../src/domain/query/match.js';
-import type { CompiledFilter, DocValue } from '../../src/domain/query/types.js';
-import { extractField } from '../../src/domain/schema/extract.js';
-import { BUILTIN_FIELDS, type FieldType } from '../../src/domain/schema/types.js';
-import { FieldService, type FieldDeclaration } from '../../src/store/fields.js';
+import { compareWithMissingLast } from '../../src/query/plan/compare.js';
+import { matches } from '../../src/query/plan/match.js';
+import type { CompiledFilter, DocValue } from '../../src/query/plan/types.js';
+import { extractField } from '../../src/query/schema/extract.js';
+import { BUILTIN_FIELDS, type FieldType } from '../../src/query/schema/types.js';
+import { QueryEngine } from '../../src/query/engine.js';
+import { QueryService, type FieldDeclaration } from '../../src/query/service.js';
+import { DocumentRecords } from '../../src/store/documents.js';
 import { openStore, type Store } from '../../src/store/lmdb.js';
 
 /**
@@ -182,22 +184,25 @@ const sortable = () => pool.filter((f) => TYPES[f] !== 'string_list');
 describe('structured query engine against a reference evaluator', () => {
   let dir: string;
   let store: Store;
-  let fields: FieldService;
+  let fields: QueryService;
+  // The same indexes seen from inside: raw pages (document numbers) and raw group rows.
+  let engine: QueryEngine;
   const docs = new Map<string, StoredDocument>();
 
   const write = (prev: StoredDocument | undefined, next: StoredDocument | undefined) =>
-    store.transaction(() => fields.index.onDocumentWrite(prev, next));
+    store.transaction(() => fields.writer.onDocumentWrite(prev, next));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'engram-diff-'));
     store = openStore(dir);
-    fields = new FieldService(store, { maxGroups: 10_000, maxScanned: 1_000_000 });
+    fields = new QueryService(store, new DocumentRecords(store), { maxGroups: 10_000, maxScanned: 1_000_000 });
+    engine = new QueryEngine(store, { maxGroups: 10_000, maxScanned: 1_000_000 });
     await fields.declare(T, DECLARED, () => {});
     for (let i = 0; i < 1500; i++) {
       // Every 150 writes, jump the tenant's document numbers ahead, so documents spread over many
       // 65,536-number segments and column chunks (as a large tenant's do).
       if (i % 150 === 149) {
-        await store.transaction(() => fields.db.meta.put([T, 'n'], ((fields.db.meta.get([T, 'n']) as number) ?? 0) + 40_000 + Math.floor(rnd() * 30_000)));
+        await store.transaction(() => engine.db.meta.put([T, 'n'], ((engine.db.meta.get([T, 'n']) as number) ?? 0) + 40_000 + Math.floor(rnd() * 30_000)));
       }
       const r = rnd();
       const existing = [...docs.values()];
@@ -237,10 +242,10 @@ describe('structured query engine against a reference evaluator', () => {
       const limit = pick([1, 5, 20, 1000]);
       const offset = pick([0, 0, 3, 40]);
       const request = { filter, sort, limit, offset };
-      const compiled = fields.compile(T, partition, request);
-      const result = fields.run({ tenant: T, partition, principal: PRINCIPAL }, compiled);
+      const compiled = engine.compile(T, partition, request);
+      const result = engine.execute({ tenant: T, partition, principal: PRINCIPAL }, compiled);
       if (result.mode !== 'documents') throw new Error('mode');
-      const got = fields.locateMany(T, result.page.docNos).map((k) => k![4]);
+      const got = result.page.docNos.map((docNo) => engine.locate(T, docNo)!.docId);
 
       const f = compiled.query.filter as CompiledFilter | null;
       const matching = [...docs.values()].filter((d) => visible(d, partition) && (f === null || matches(f, (ver) => valueOf(d, nameOfVer(ver)))));
@@ -274,8 +279,8 @@ describe('structured query engine against a reference evaluator', () => {
       ];
       const sort = chance(0.5) ? [{ by: pick(['count', 'm', 'd', ...groupBy]), dir: pick(['asc', 'desc'] as const) }] : undefined;
       const request = { filter, group_by: groupBy, aggregate, sort };
-      const compiled = fields.compile(T, partition, request);
-      const result = fields.run({ tenant: T, partition, principal: PRINCIPAL }, compiled);
+      const compiled = engine.compile(T, partition, request);
+      const result = engine.execute({ tenant: T, partition, principal: PRINCIPAL }, compiled);
       if (result.mode !== 'groups') throw new Error('mode');
 
       const f = compiled.query.filter as CompiledFilter | null;
@@ -289,7 +294,7 @@ describe('structured query engine against a reference evaluator', () => {
   const names = new Map<string, string>();
   function nameOfVer(ver: string): string {
     if (ver.startsWith('b.')) return ver.slice(2);
-    if (!names.has(ver)) names.set(ver, fields.schema.list(T).find((r) => (r.active ?? r.next)!.ver === ver)!.name);
+    if (!names.has(ver)) names.set(ver, engine.schema.list(T).find((r) => (r.active ?? r.next)!.ver === ver)!.name);
     return names.get(ver)!;
   }
 });

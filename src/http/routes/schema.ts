@@ -1,5 +1,5 @@
 import { invalidInput, notFound, unavailable } from '../../errors.js';
-import type { FieldListing, FieldService } from '../../store/fields.js';
+import type { FieldListing, QueryService } from '../../query/service.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { FieldNameSchema, SchemaPutBodySchema, SchemaQuerySchema } from '../schemas/schema.js';
@@ -8,7 +8,7 @@ import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 /** Field schema routes: tenant-wide, or one partition's fields when a partition is given. */
 export function registerSchemaRoutes(router: AppRouter, deps: AppDeps): void {
-  const fields = (): FieldService => {
+  const fields = (): QueryService => {
     if (!deps.fields) throw unavailable('structured queries are not available on this node');
     return deps.fields;
   };

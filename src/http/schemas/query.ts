@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGGREGATE_OPS } from '../../domain/query/types.js';
+import { AGGREGATE_OPS } from '../../query/service.js';
 import { PartitionSchema } from './common.js';
 
 const NameSchema = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');

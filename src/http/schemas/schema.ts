@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH } from '../../domain/schema/types.js';
-import { regexError } from '../../domain/schema/extract.js';
+import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, regexError } from '../../query/service.js';
 import { PartitionSchema } from './common.js';
 
 export const MAX_FIELDS_PER_PUT = 64;

@@ -1,8 +1,33 @@
-import { matchesLeaf } from '../domain/query/match.js';
-import type { CompiledFilter, CompiledLeaf } from '../domain/query/types.js';
-import { addDoc, and, andNot, orInto, toArray, type DocSet } from './fields-bitset.js';
-import { orContainer, type FieldReader } from './fields-read.js';
-import { isNumericType, KEY_STR_MAX } from './fields-store.js';
+import { invalidInput } from '../../errors.js';
+import { matchesLeaf } from '../plan/match.js';
+import type { CompiledFilter, CompiledLeaf } from '../plan/types.js';
+import { addDoc, and, andNot, cardinality, orContainer, orInto, toArray, type DocSet } from '../storage/docset.js';
+import { isNumericType, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
+import type { IndexReader } from '../storage/reader.js';
+
+/** Who asks, and where: the tenant, the partition (null: all of the tenant's) and the principal. */
+export interface QueryContext {
+  tenant: string;
+  partition: string | null;
+  principal: string;
+}
+
+/**
+ * The documents a query considers: the live documents of the tenant, in the partition when one is
+ * given, that the principal may read, narrowed by the filter. More than `maxScanned` is a 400.
+ */
+export function candidates(reader: IndexReader, ctx: QueryContext, filter: CompiledFilter | null, maxScanned: number): DocSet {
+  let universe = reader.liveSet(ctx.tenant);
+  if (ctx.partition !== null) universe = and(universe, reader.posting(ctx.tenant, 'b.partition', ctx.partition));
+  const restricted = reader.set(ctx.tenant, READERS_VER, 'e');
+  if (restricted.size > 0) universe = andNot(universe, andNot(restricted, reader.posting(ctx.tenant, READERS_VER, ctx.principal)));
+  const matched = filter ? evaluateFilter(reader, ctx.tenant, filter, universe) : universe;
+  const n = cardinality(matched);
+  if (n > maxScanned) {
+    throw invalidInput(`query matches ${n} documents, more than the candidate-scan cap of ${maxScanned}; narrow the filter or add a partition`);
+  }
+  return matched;
+}
 
 /**
  * Evaluates a compiled filter to the set of matching documents within `universe` (the live documents
@@ -11,7 +36,7 @@ import { isNumericType, KEY_STR_MAX } from './fields-store.js';
  * between their bounds, exists reads the exists set, not/neq complement within the universe.
  * `contains` on a string walks the field's distinct values (not its documents).
  */
-export function evaluateFilter(reader: FieldReader, t: string, filter: CompiledFilter, universe: DocSet): DocSet {
+export function evaluateFilter(reader: IndexReader, t: string, filter: CompiledFilter, universe: DocSet): DocSet {
   switch (filter.kind) {
     case 'and': {
       let acc = universe;
@@ -30,7 +55,7 @@ export function evaluateFilter(reader: FieldReader, t: string, filter: CompiledF
   }
 }
 
-function evaluateLeaf(reader: FieldReader, t: string, leaf: CompiledLeaf): DocSet {
+function evaluateLeaf(reader: IndexReader, t: string, leaf: CompiledLeaf): DocSet {
   const ver = leaf.field.ver;
   switch (leaf.op) {
     case 'exists':
@@ -47,29 +72,24 @@ function evaluateLeaf(reader: FieldReader, t: string, leaf: CompiledLeaf): DocSe
       return out;
     }
     case 'prefix': {
-      const from = cut(leaf.value as string);
+      const from = keyValue(leaf.value as string);
       return scan(reader, t, leaf, { from, to: `${from}\u{10ffff}` });
     }
     case 'gt':
     case 'gte':
-      return scan(reader, t, leaf, { from: cut(leaf.value) });
+      return scan(reader, t, leaf, { from: keyValue(leaf.value) });
     case 'lt':
     case 'lte':
       return scan(reader, t, leaf, { to: leaf.value });
     case 'between':
-      return scan(reader, t, leaf, { from: cut(leaf.value[0]), to: leaf.value[1] });
+      return scan(reader, t, leaf, { from: keyValue(leaf.value[0]), to: leaf.value[1] });
   }
 }
 
-/** Bounds on long strings are shortened like the keys, so the walk covers a superset. */
-function cut<T extends string | number>(v: T): T {
-  return (typeof v === 'string' && v.length > KEY_STR_MAX ? v.slice(0, KEY_STR_MAX) : v) as T;
-}
-
 /** Documents holding exactly `value` (for `neq` too, which complements it; for list fields: as an element). */
-function eqSet(reader: FieldReader, t: string, leaf: CompiledLeaf, value: string | number): DocSet {
+function eqSet(reader: IndexReader, t: string, leaf: CompiledLeaf, value: string | number): DocSet {
   const set = reader.posting(t, leaf.field.ver, value);
-  if (!(typeof value === 'string' && value.length >= KEY_STR_MAX)) return set;
+  if (!mayBeCut(value)) return set;
   const exact: CompiledLeaf = leaf.field.type === 'string_list' ? { kind: 'leaf', field: leaf.field, op: 'contains', value } : { kind: 'leaf', field: leaf.field, op: 'eq', value };
   return recheck(reader, t, exact, set);
 }
@@ -79,7 +99,7 @@ function eqSet(reader: FieldReader, t: string, leaf: CompiledLeaf, value: string
  * long strings cannot be judged by the key: their documents are re-checked against the column.
  */
 function scan(
-  reader: FieldReader,
+  reader: IndexReader,
   t: string,
   leaf: CompiledLeaf,
   bounds: { from?: string | number; to?: string | number },
@@ -87,13 +107,13 @@ function scan(
   const out: DocSet = new Map();
   const doubtful: DocSet = new Map();
   for (const entry of reader.postings(t, leaf.field.ver, bounds)) {
-    if (typeof entry.value === 'string' && entry.value.length >= KEY_STR_MAX) orContainer(doubtful, entry.seg, entry.bytes);
+    if (mayBeCut(entry.value)) orContainer(doubtful, entry.seg, entry.bytes);
     else if (matchesLeaf(leaf, entry.value)) orContainer(out, entry.seg, entry.bytes);
   }
   return doubtful.size === 0 ? out : orInto(out, recheck(reader, t, leaf, doubtful));
 }
 
-function recheck(reader: FieldReader, t: string, leaf: CompiledLeaf, set: DocSet): DocSet {
+function recheck(reader: IndexReader, t: string, leaf: CompiledLeaf, set: DocSet): DocSet {
   const out: DocSet = new Map();
   const numeric = isNumericType(leaf.field.type);
   for (const docNo of toArray(set)) {

@@ -1,4 +1,4 @@
-import type { StoredDocument } from '../documents.js';
+import type { StoredDocument } from '../../domain/documents.js';
 import { coerce } from './coerce.js';
 import { MISMATCH, MISSING, type Extracted, type FieldSource, type FieldType } from './types.js';
 

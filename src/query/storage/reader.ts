@@ -1,42 +1,27 @@
-import type { DocValue } from '../domain/query/types.js';
-import { SEG_SIZE, type DocSet } from './fields-bitset.js';
+import type { DocValue } from '../plan/types.js';
+import type { Key } from '../../store/lmdb.js';
+import { readNumericChunk } from './columns.js';
+import { orContainer, type DocSet } from './docset.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
+  chunkShift,
   STR_CHUNK_SHIFT,
   STR_CHUNK_SIZE,
   columnKey,
-  KEY_STR_MAX,
   KEY_TOP,
   LIVE_VER,
-  readNumericChunk,
-  type FieldDb,
-} from './fields-store.js';
-import type { Key } from './lmdb.js';
-
-const WORDS = SEG_SIZE >>> 5;
-
-/** ORs one stored container into a document set without an intermediate bitset. */
-export function orContainer(set: DocSet, seg: number, bytes: Uint8Array): void {
-  let words = set.get(seg);
-  if (!words) set.set(seg, (words = new Uint32Array(WORDS)));
-  if (bytes.byteLength === WORDS * 4) {
-    const src = new Uint32Array(new Uint8Array(bytes).buffer);
-    for (let i = 0; i < WORDS; i++) words[i]! |= src[i]!;
-    return;
-  }
-  for (let i = 0; i + 1 < bytes.byteLength; i += 2) {
-    const low = bytes[i]! | (bytes[i + 1]! << 8);
-    words[low >>> 5]! |= 1 << (low & 31);
-  }
-}
+  postingPrefix,
+  setPrefix,
+  type IndexDb,
+} from './layout.js';
 
 /** Read side of the field indexes: sets, postings and columns of the latest committed snapshot. */
-export class FieldReader {
+export class IndexReader {
   /** Posting entries read by the last operations; the bench reports it as "candidates touched". */
   touched = 0;
 
-  constructor(private readonly db: FieldDb) {}
+  constructor(private readonly db: IndexDb) {}
 
   liveSet(t: string): DocSet {
     return this.set(t, LIVE_VER, 'e');
@@ -44,7 +29,7 @@ export class FieldReader {
 
   set(t: string, ver: string, name: 'e' | 'm'): DocSet {
     const out: DocSet = new Map();
-    const prefix: Key = [t, 's', ver, name];
+    const prefix = setPrefix(t, ver, name);
     for (const { key, value } of this.db.bin.getRange({ start: prefix, end: [...prefix, KEY_TOP] })) {
       orContainer(out, key[4] as number, value);
       this.touched++;
@@ -52,11 +37,10 @@ export class FieldReader {
     return out;
   }
 
-  /** Documents holding exactly `value` (for a shortened key: a superset, flagged by `long`). */
+  /** Documents holding exactly `value` (a superset when the value may be cut in keys: see `mayBeCut`). */
   posting(t: string, ver: string, value: string | number): DocSet {
     const out: DocSet = new Map();
-    const v = typeof value === 'string' && value.length > KEY_STR_MAX ? value.slice(0, KEY_STR_MAX) : value;
-    const prefix: Key = [t, 'p', ver, v];
+    const prefix = postingPrefix(t, ver, value);
     for (const { key, value: bytes } of this.db.bin.getRange({ start: prefix, end: [...prefix, KEY_TOP] })) {
       orContainer(out, key[4] as number, bytes);
       this.touched++;
@@ -73,8 +57,9 @@ export class FieldReader {
     ver: string,
     options: { from?: string | number; to?: string | number; reverse?: boolean } = {},
   ): Generator<{ value: string | number; seg: number; bytes: Uint8Array }> {
-    const low: Key = options.from === undefined ? [t, 'p', ver] : [t, 'p', ver, options.from];
-    const high: Key = options.to === undefined ? [t, 'p', ver, KEY_TOP] : [t, 'p', ver, options.to, KEY_TOP];
+    const prefix = postingPrefix(t, ver);
+    const low: Key = options.from === undefined ? prefix : [...prefix, options.from];
+    const high: Key = options.to === undefined ? [...prefix, KEY_TOP] : [...prefix, options.to, KEY_TOP];
     const range = options.reverse ? { start: high, end: low, reverse: true } : { start: low, end: high };
     for (const { key, value } of this.db.bin.getRange(range)) {
       this.touched++;
@@ -117,7 +102,7 @@ export class FieldReader {
 
   /** One document's value (random access for tie-breaks and re-checks; chunks cached per reader). */
   value(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const shift = numeric ? CHUNK_SHIFT : STR_CHUNK_SHIFT;
+    const shift = chunkShift(numeric);
     const chunkNo = docNo >>> shift;
     const id = `${ver}\u0001${chunkNo}`;
     let chunk = this.chunkCache.get(id);

@@ -38,7 +38,3 @@ export function isBuiltinField(name: string): name is BuiltinField {
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const FIELD_NAME_RULE = 'must start with a letter or underscore and hold at most 64 letters, digits or underscores';
 export const MAX_REGEX_LENGTH = 512;
-
-export function assertUnreachable(value: never): never {
-  throw new Error(`unreachable: ${JSON.stringify(value)}`);
-}

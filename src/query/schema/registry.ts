@@ -1,7 +1,6 @@
-import type { ResolvedField } from '../domain/query/types.js';
-import { BUILTIN_FIELDS, isBuiltinField, type FieldSource, type FieldType } from '../domain/schema/types.js';
-import type { FieldDb } from './fields-store.js';
-import type { Key } from './lmdb.js';
+import type { ResolvedField } from '../plan/types.js';
+import { BUILTIN_FIELDS, isBuiltinField, type FieldSource, type FieldType } from './types.js';
+import { fieldKey, fieldPrefix, nextVersionKey, type IndexDb } from '../storage/layout.js';
 
 /** One definition of a field, indexed under its own version id. */
 export interface VersionDef {
@@ -30,15 +29,13 @@ export interface WritableVersion extends VersionDef {
   partition_scope: string | null;
 }
 
-const fieldKey = (t: string, scope: string | null, name: string): Key => [t, 'f', scope ?? '', name];
-
 /** Field records of a tenant. Writers call the mutating methods inside a store transaction. */
-export class SchemaStore {
-  constructor(private readonly db: FieldDb) {}
+export class SchemaRegistry {
+  constructor(private readonly db: IndexDb) {}
 
   /** Every field of the tenant, or those of one partition scope (null: the tenant-wide ones). */
   list(t: string, scope?: string | null): FieldRecord[] {
-    const prefix: Key = scope === undefined ? [t, 'f'] : [t, 'f', scope ?? ''];
+    const prefix = fieldPrefix(t, scope);
     const out: FieldRecord[] = [];
     for (const { value } of this.db.meta.getRange({ start: prefix, end: [...prefix, '\u{10ffff}'] })) out.push(value as FieldRecord);
     return out;
@@ -58,8 +55,8 @@ export class SchemaStore {
 
   /** A fresh version id; call inside the transaction that stores it. */
   mintVersion(t: string): string {
-    const n = (this.db.meta.get([t, 'v']) as number | undefined) ?? 0;
-    this.db.meta.put([t, 'v'], n + 1);
+    const n = (this.db.meta.get(nextVersionKey(t)) as number | undefined) ?? 0;
+    this.db.meta.put(nextVersionKey(t), n + 1);
     return `f${n}`;
   }
 

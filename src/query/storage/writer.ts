@@ -1,15 +1,13 @@
-import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../domain/documents.js';
-import type { DocValue } from '../domain/query/types.js';
-import { toJsonValue } from '../domain/schema/coerce.js';
-import { compileSource, extractField } from '../domain/schema/extract.js';
-import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../domain/schema/types.js';
-import { SEG_SHIFT } from './fields-bitset.js';
-import type { SchemaStore, WritableVersion } from './fields-schema.js';
-import { isNumericType, LIVE_VER, postingKey, setKey, WriteBatch, type FieldDb } from './fields-store.js';
-import type { Key } from './lmdb.js';
+import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../../domain/documents.js';
+import type { DocValue } from '../plan/types.js';
+import { toJsonValue } from '../schema/coerce.js';
+import { compileSource, extractField } from '../schema/extract.js';
+import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
+import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
+import { SEG_SHIFT } from './docset.js';
+import { docNoKey, isNumericType, LIVE_VER, nextDocNoKey, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import { WriteBatch } from './write-batch.js';
 
-/** Hidden built-in: the read ACL, so queries drop documents the caller may not read. */
-export const READERS_VER = 'b._readers';
 const BUILTIN_VERSIONS = (Object.keys(BUILTIN_FIELDS) as BuiltinField[]).map((name) => ({ name, ver: `b.${name}`, type: BUILTIN_FIELDS[name] as FieldType }));
 
 /**
@@ -19,12 +17,12 @@ const BUILTIN_VERSIONS = (Object.keys(BUILTIN_FIELDS) as BuiltinField[]).map((na
  * ever see live documents. Every write is "set this document's value", which reads the old value from
  * the column and replaces it: the same call serves inserts, updates, deletes and (idempotent) backfills.
  */
-export class FieldIndex implements DocumentWriteHook {
+export class FieldWriter implements DocumentWriteHook {
   private readonly regexes = new Map<string, RegExp>();
 
   constructor(
-    private readonly db: FieldDb,
-    private readonly schema: SchemaStore,
+    private readonly db: IndexDb,
+    private readonly schema: SchemaRegistry,
   ) {}
 
   onDocumentWrite(previous: StoredDocument | undefined, next: StoredDocument | undefined): void {
@@ -67,7 +65,7 @@ export class FieldIndex implements DocumentWriteHook {
   }
 
   docNumber(doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): number | undefined {
-    return this.db.meta.get(docKey(doc)) as number | undefined;
+    return this.db.meta.get(docNoKey(doc)) as number | undefined;
   }
 
   private apply(batch: WriteBatch, previous: StoredDocument | undefined, next: StoredDocument | undefined, versions: WritableVersion[]): void {
@@ -76,9 +74,9 @@ export class FieldIndex implements DocumentWriteHook {
     let docNo = this.docNumber(doc);
     if (docNo === undefined) {
       if (!next) return;
-      docNo = (this.db.meta.get([t, 'n']) as number | undefined) ?? 0;
-      this.db.meta.put([t, 'n'], docNo + 1);
-      this.db.meta.put(docKey(doc), docNo);
+      docNo = (this.db.meta.get(nextDocNoKey(t)) as number | undefined) ?? 0;
+      this.db.meta.put(nextDocNoKey(t), docNo + 1);
+      this.db.meta.put(docNoKey(doc), docNo);
     }
     const live = next && next.deleted_at === null ? next : undefined;
     for (const b of BUILTIN_VERSIONS) this.setValue(batch, t, docNo, b.ver, b.type, live ? builtinValue(live, b.name) : { kind: 'missing' });
@@ -88,7 +86,7 @@ export class FieldIndex implements DocumentWriteHook {
       this.setValue(batch, t, docNo, v.ver, v.type, applies ? this.extract(live, v) : { kind: 'missing' });
     }
     batch.setBit(setKey(t, LIVE_VER, 'e', docNo >>> SEG_SHIFT), docNo, live !== undefined);
-    if (!next) this.db.meta.remove(docKey(doc));
+    if (!next) this.db.meta.remove(docNoKey(doc));
   }
 
   private extract(doc: StoredDocument, v: WritableVersion): Extracted {
@@ -122,10 +120,6 @@ export class FieldIndex implements DocumentWriteHook {
 function sameValue(a: Exclude<DocValue, null>, b: Exclude<DocValue, null>): boolean {
   if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]);
   return a === b;
-}
-
-function docKey(doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): Key {
-  return [doc.tenant, 'd', doc.partition ?? '', doc.entity_id, doc.doc_id];
 }
 
 function builtinValue(doc: StoredDocument, name: BuiltinField): Extracted {

@@ -1,7 +1,7 @@
 import { invalidInput } from '../../errors.js';
-import { describeJsonKind } from '../scalar.js';
+import { describeJsonKind } from '../../domain/scalar.js';
 import type { FieldType } from '../schema/types.js';
-import { parseTimestamp } from '../time.js';
+import { parseTimestamp } from '../../domain/time.js';
 import { compareScalars } from './compare.js';
 import { FILTER_OPS, type CompiledFilter, type FieldResolver, type FilterOp, type ResolvedField } from './types.js';
 

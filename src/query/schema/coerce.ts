@@ -1,6 +1,7 @@
-import type { Scalar } from '../scalar.js';
-import { formatTimestamp, parseTimestamp } from '../time.js';
-import { assertUnreachable, MISMATCH, MISSING, type Extracted, type FieldType, type IndexValue } from './types.js';
+import type { Scalar } from '../../domain/scalar.js';
+import { formatTimestamp, parseTimestamp } from '../../domain/time.js';
+import { assertUnreachable } from '../../errors.js';
+import { MISMATCH, MISSING, type Extracted, type FieldType, type IndexValue } from './types.js';
 
 const INT_TEXT = /^[+-]?\d+$/;
 const FLOAT_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -1,0 +1,52 @@
+import { GroupAccumulator } from '../plan/aggregate.js';
+import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
+import { toJsonValue } from '../schema/coerce.js';
+import { valueAt } from '../storage/columns.js';
+import { toArray } from '../storage/docset.js';
+import { isNumericType } from '../storage/layout.js';
+import type { IndexReader } from '../storage/reader.js';
+import { candidates, type QueryContext } from './filter.js';
+
+/** Groups of a groups query, in index form (datetime as ms, bool as 0/1), before the limit cuts them. */
+export type GroupResult = { rows: Array<{ keys: DocValue[]; values: Array<number | null> }>; totalGroups: number; scanned: number };
+
+/** A group as responses show it: keys by field name, aggregates by output name, values in JSON form. */
+export interface GroupJson {
+  keys: Record<string, JsonFieldValue | null>;
+  aggregates: Record<string, JsonFieldValue | null>;
+}
+export type JsonFieldValue = ReturnType<typeof toJsonValue>;
+
+/**
+ * Runs a groups query (Mode B): reads the group_by and aggregate columns of every candidate, in
+ * document-number order, into the accumulator. More than `maxGroups` groups is a 400.
+ */
+export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract<CompiledQuery, { mode: 'groups' }>, caps: { maxGroups: number; maxScanned: number }): GroupResult {
+  const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
+  const docs = toArray(matched);
+  const columns = (fields: Array<ResolvedField | null>) =>
+    fields.map((f) => (f === null ? null : isNumericType(f.type) ? reader.numericColumn(ctx.tenant, f.ver, docs) : reader.stringColumn(ctx.tenant, f.ver, docs)));
+  const keyCols = columns(query.groupBy);
+  const aggCols = columns(query.aggregates.map((a) => a.field));
+  const acc = new GroupAccumulator(query.groupBy, query.aggregates, caps.maxGroups);
+  const keys: DocValue[] = new Array(keyCols.length);
+  const values: DocValue[] = new Array(aggCols.length);
+  for (let i = 0; i < docs.length; i++) {
+    for (let k = 0; k < keyCols.length; k++) keys[k] = valueAt(keyCols[k]!, i);
+    for (let k = 0; k < aggCols.length; k++) values[k] = aggCols[k] === null ? null : valueAt(aggCols[k]!, i);
+    acc.add(keys, values);
+  }
+  const rows = acc.rows(query.sort);
+  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: docs.length };
+}
+
+/** Group rows in JSON form; min and max of a datetime field read as timestamps, like the field. */
+export function groupsJson(rows: GroupResult['rows'], groupBy: ResolvedField[], aggregates: CompiledAggregate[]): GroupJson[] {
+  const value = (v: DocValue, field: ResolvedField | null) => (v === null || field === null ? v : toJsonValue(v, field.type));
+  return rows.map((row) => ({
+    keys: Object.fromEntries(groupBy.map((f, i) => [f.name, value(row.keys[i] ?? null, f)])),
+    aggregates: Object.fromEntries(
+      aggregates.map((a, i) => [a.as, (a.op === 'min' || a.op === 'max') && a.field?.type === 'datetime' ? value(row.values[i] ?? null, a.field) : (row.values[i] ?? null)]),
+    ),
+  }));
+}
