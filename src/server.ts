@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ActivityPorts } from '../activities/index.js';
+import type Koa from 'koa';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyRing } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
@@ -8,7 +9,7 @@ import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
 import { ownerDocuments, type DocumentServices } from './http/document-services.js';
-import type { AppDeps } from './http/context.js';
+import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { mediaRoutesOf } from './providers/media-provider.js';
 import { QueryService } from './query/service.js';
@@ -17,6 +18,13 @@ import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
 import { createDocumentBackends, createEmbedder } from './vector/setup.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
+
+/** Everything wired, nothing listening: tests dispatch requests to `app.callback()` in process. */
+export interface ComposedService {
+  deps: AppDeps;
+  app: Koa<AppState>;
+  close(): Promise<void>;
+}
 
 export interface RunningService {
   url: string;
@@ -30,8 +38,8 @@ export interface ServiceOptions {
   log?: Logger;
 }
 
-/** Composition root: config → store → actors → jobs → HTTP. `close` stops them in reverse order. */
-export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
+/** Composition root: config → store → actors → jobs → HTTP app. `close` stops them in reverse order. */
+export async function composeService(config: Config, options: ServiceOptions = {}): Promise<ComposedService> {
   const log = options.log ?? createLogger(config.env.LOG_LEVEL);
   const clock = options.clock ?? systemClock;
   const store = openStore(config.dataDir, config.env.STORE_SYNC);
@@ -53,20 +61,31 @@ export async function startService(config: Config, options: ServiceOptions = {})
     documentFields: (doc) => fields.documentFields(doc),
     jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES,
   };
-  const app = createApp(deps);
-  const server = await listen(app.callback() as RequestListener, config.env.PORT, config.env.HOST);
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.env.HOST.includes(':') ? `[${config.env.HOST}]` : config.env.HOST}:${port}`;
-  log.info({ url, dataDir: config.dataDir }, 'engram listening');
   return {
-    url,
     deps,
+    app: createApp(deps),
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
       await jobs.stop();
       await documents.indexes.closeAll();
       await store.close();
+    },
+  };
+}
+
+/** The composed service listening on HOST:PORT. `close` stops listening first, then the rest. */
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
+  const service = await composeService(config, options);
+  const server = await listen(service.app.callback() as RequestListener, config.env.PORT, config.env.HOST);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.env.HOST.includes(':') ? `[${config.env.HOST}]` : config.env.HOST}:${port}`;
+  service.deps.log.info({ url, dataDir: config.dataDir }, 'engram listening');
+  return {
+    url,
+    deps: service.deps,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await service.close();
     },
   };
 }

@@ -1,11 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { ScalarMap } from './scalar.js';
 import type { Modality, StoredDocument } from './documents.js';
-
-/** `mgc1-` and the lowercase hex SHA-256 of the original bytes (text: of its UTF-8). */
-export function contentId(bytes: Uint8Array | string): string {
-  return `mgc1-${createHash('sha256').update(bytes).digest('hex')}`;
-}
 
 /** What a caller asks to store; the owner fields come from the scope. */
 export interface NewDocument {

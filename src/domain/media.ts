@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 export type MediaModality = 'image' | 'audio';
 
 /**
@@ -52,11 +50,6 @@ export function judgeMedia(modality: MediaModality, contentType: string, sniffed
     return { ok: false, field: 'data_base64', message: `data_base64 bytes look like ${sniffedExt}, which does not match content_type ${mime}` };
   }
   return { ok: true, contentType: mime };
-}
-
-/** What the bytes' magic number says they are (the extension `file-type` gives), or undefined. */
-export async function sniffExtension(bytes: Uint8Array): Promise<string | undefined> {
-  return (await fileTypeFromBuffer(bytes))?.ext;
 }
 
 /** Standard base64 only (RFC 4648 §4, padding required); anything else is refused before decoding. */

@@ -72,10 +72,3 @@ export function retractRelationship(edge: Relationship, now: number): Relationsh
   if (edge.invalid_from !== null) return edge;
   return { ...edge, invalid_from: Math.max(now, edge.observed_at), updated_at: now };
 }
-
-export function byObservedDescRel(a: Relationship, b: Relationship): number {
-  return (
-    b.observed_at - a.observed_at ||
-    (a.relationship_id < b.relationship_id ? 1 : a.relationship_id > b.relationship_id ? -1 : 0)
-  );
-}

@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import inject, { type InjectOptions } from 'light-my-request';
 import { KeyRing } from '../../src/auth/keys.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type RunningService } from '../../src/server.js';
+import type { AppDeps } from '../../src/http/context.js';
+import { composeService, startService, type ComposedService, type RunningService } from '../../src/server.js';
 
 /** Keys every integration test can use: two single-tenant keys and one multi-tenant key. */
 export const KEYS = {
@@ -26,25 +29,47 @@ export function testKeyRing(): KeyRing {
   ]);
 }
 
-export interface TestService extends RunningService {
+export interface TestService {
+  deps: AppDeps;
   dataDir: string;
   clock: Clock;
-  /** fetch against the service with a key (defaults to acme) and JSON handling. */
+  /** A request to the service with a key (defaults to acme) and JSON handling. */
   call(method: string, path: string, options?: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** A service listening on a real port: `call` goes through `fetch`, and `url` is there for raw requests. */
+export interface SocketTestService extends TestService {
+  url: string;
+}
+
+export interface TestServiceOptions {
+  /** Environment overrides (for example TEMPORAL_ADDRESS). */
+  env?: Record<string, string>;
+  clock?: Clock;
+  dataDir?: string;
+  /** Listen on a real port; say why at the call site (raw `fetch` of downloads, a separate process, ...). */
+  socket?: boolean;
+}
+
+type Sent = { status: number; text: string; headers: Headers };
+type Send = (method: string, path: string, headers: Record<string, string>, body: string | undefined) => Promise<Sent>;
+
 /**
- * Starts the real service (real HTTP server on a free port, real LMDB in a temporary DATA_DIR).
- * `env` overrides environment settings (for example TEMPORAL_ADDRESS).
+ * Starts the real service (real LMDB in a temporary DATA_DIR, real actors and jobs). By default
+ * `call` dispatches into the Koa app in process, without a socket, as koa and hono test themselves;
+ * `{ socket: true }` listens on a free port and `call` fetches over it.
  */
-export async function startTestService(
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
-): Promise<TestService> {
+export async function startTestService(options: TestServiceOptions & { socket: true }): Promise<SocketTestService>;
+export async function startTestService(options?: TestServiceOptions): Promise<TestService>;
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'false', ...options.env });
   const clock = options.clock ?? { now: () => Date.now() };
-  const service = await startService(config, { clock, keys: testKeyRing(), log: createLogger('silent') });
+  const serviceOptions = { clock, keys: testKeyRing(), log: createLogger('silent') };
+  const service: ComposedService | RunningService = options.socket ? await startService(config, serviceOptions) : await composeService(config, serviceOptions);
+  const send = 'url' in service ? fetchOver(service.url) : injectInto(service.app.callback() as RequestListener);
   const call: TestService['call'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? KEYS.acme : opts.key;
@@ -56,18 +81,19 @@ export async function startTestService(
     } else if (body !== undefined) {
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${service.url}${path}`, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
+    const res = await send(method, path, headers, body);
+    let parsed: unknown = res.text;
     try {
-      parsed = text ? JSON.parse(text) : undefined;
+      parsed = res.text ? JSON.parse(res.text) : undefined;
     } catch {
       /* non-JSON bodies (downloads) stay text */
     }
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {
-    ...service,
+    ...('url' in service ? { url: service.url } : {}),
+    deps: service.deps,
+    close: service.close,
     dataDir,
     clock,
     call,
@@ -75,6 +101,36 @@ export async function startTestService(
       await service.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+function fetchOver(url: string): Send {
+  return async (method, path, headers, body) => {
+    const res = await fetch(`${url}${path}`, { method, headers, body });
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  };
+}
+
+/**
+ * Requests injected into the app's Node handler by light-my-request, with what fetch would add that
+ * the app reads: a Content-Length for every body, and 0 for a POST or PUT without one. The answer is
+ * decoded like fetch's `text()` (UTF-8, BOM dropped) and its headers put in a `Headers`.
+ */
+function injectInto(handler: RequestListener): Send {
+  return async (method, path, headers, body) => {
+    const verb = method.toUpperCase();
+    const length = body !== undefined ? Buffer.byteLength(body) : verb === 'POST' || verb === 'PUT' ? 0 : undefined;
+    const res = await inject(handler, {
+      method: verb as InjectOptions['method'],
+      url: path,
+      headers: length === undefined ? headers : { ...headers, 'content-length': String(length) },
+      ...(body ? { payload: body } : {}),
+    });
+    const answer = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const one of [value ?? []].flat()) answer.append(name, String(one));
+    }
+    return { status: res.statusCode, text: new TextDecoder().decode(res.rawPayload), headers: answer };
   };
 }
 

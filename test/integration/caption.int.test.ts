@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KEYS, startTestService, type TestService } from '../helpers/service.js';
+import { KEYS, startTestService, type SocketTestService, type TestService } from '../helpers/service.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/media/${name}`, import.meta.url));
 const CAPTION = 'A horizontal gradient from red to blue, like a sunset sky.';
@@ -63,7 +63,7 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 
 const stub = new ProviderStub();
 const dir = mkdtempSync(join(tmpdir(), 'engram-caption-'));
-let svc: TestService;
+let svc: SocketTestService;
 let bare: TestService;
 let temporal: Connection;
 
@@ -83,7 +83,9 @@ beforeAll(async () => {
     ].join('\n'),
   );
   const temporalEnv = { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: inject('temporalAddress') };
+  // A socket: the transcription test fetches the raw download from `svc.url`.
   svc = await startTestService({
+    socket: true,
     env: { ...temporalEnv, TEMPORAL_TASK_QUEUE: `caption-${randomUUID()}`, TEMPORAL_CONFIG: yaml, MEDIA_PROVIDER_KEY: 'sk-provider-test' },
   });
   bare = await startTestService({ env: { ...temporalEnv, TEMPORAL_TASK_QUEUE: `caption-bare-${randomUUID()}` } });

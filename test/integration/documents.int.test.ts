@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, startTestService, type TestService } from '../helpers/service.js';
+import { KEYS, startTestService, type SocketTestService } from '../helpers/service.js';
 
-let svc: TestService;
+let svc: SocketTestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  // A socket: the download test fetches the raw bytes from `svc.url`.
+  svc = await startTestService({ socket: true });
 });
 afterAll(async () => {
   await svc?.stop();

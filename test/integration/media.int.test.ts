@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, startTestService, type TestService } from '../helpers/service.js';
+import { KEYS, startTestService, type SocketTestService } from '../helpers/service.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/media/${name}`, import.meta.url));
 
@@ -22,9 +22,10 @@ const ACCEPTED: Array<[modality: 'image' | 'audio', contentType: string, file: s
   ['audio', 'audio/flac', 'audio.flac'],
 ];
 
-let svc: TestService;
+let svc: SocketTestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  // A socket: `download` fetches the raw bytes from `svc.url`.
+  svc = await startTestService({ socket: true });
 });
 afterAll(async () => {
   await svc?.stop();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia, normaliseMime, sniffExtension } from '../../src/domain/media.js';
+import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia, normaliseMime } from '../../src/domain/media.js';
+import { sniffExtension } from '../../src/media/sniff.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/media/${name}`, import.meta.url));
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isValidId, mintId } from '../../src/domain/ids.js';
+import { isValidId } from '../../src/domain/ids.js';
+import { mintId } from '../../src/ids.js';
 import { describeJsonKind, isScalar } from '../../src/domain/scalar.js';
 import { formatTimestamp, parseTimestamp } from '../../src/domain/time.js';
 

@@ -1,7 +1,6 @@
-import { contentId } from '../../domain/document-records.js';
-import { mintId } from '../../domain/ids.js';
 import { AppError, notFound, unavailable } from '../../errors.js';
 import { scopeOf } from '../../jobs/contract.js';
+import { contentId, mintId } from '../../ids.js';
 import type { AppContext, AppDeps } from '../context.js';
 import { ownerDocuments, type DocumentServices } from '../document-services.js';
 import type { AppRouter } from '../router.js';

@@ -1,7 +1,7 @@
-import { contentId } from '../../domain/document-records.js';
-import { mintId } from '../../domain/ids.js';
-import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia, sniffExtension } from '../../domain/media.js';
+import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia } from '../../domain/media.js';
 import { AppError, invalidInput, unavailable } from '../../errors.js';
+import { contentId, mintId } from '../../ids.js';
+import { sniffExtension } from '../../media/sniff.js';
 import type { AppDeps } from '../context.js';
 import { ownerDocuments, type DocumentLimits } from '../document-services.js';
 import type { AppRouter } from '../router.js';

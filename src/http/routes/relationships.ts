@@ -1,4 +1,4 @@
-import { mintId } from '../../domain/ids.js';
+import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
