@@ -1,9 +1,10 @@
 import type { OwnerActor } from './owner-actor.js';
+import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
 import { splitPassages } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
-import { canRead, scoreOf } from '../domain/search.js';
+import { scoreOf } from '../domain/search.js';
 import { notFound } from '../errors.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { Embedder } from '../vector/embedder.js';

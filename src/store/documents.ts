@@ -1,6 +1,6 @@
 import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
-import { canRead } from '../domain/search.js';
+import { canRead } from '../domain/access.js';
 import type { OwnerVectorIndex } from '../vector/owner-index.js';
 import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 

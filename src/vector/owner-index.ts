@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
-import { bestPerDocument, canRead, type PassageHit } from '../domain/search.js';
+import { canRead } from '../domain/access.js';
+import { bestPerDocument, type PassageHit } from '../domain/search.js';
 import type { Modality } from '../domain/documents.js';
 import { exactSearch } from './exact.js';
 import { buildHnswFile, type HnswParams } from './hnsw-build.js';

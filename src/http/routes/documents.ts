@@ -1,8 +1,9 @@
+import { canRead } from '../../domain/access.js';
 import { contentId } from '../../domain/document-records.js';
 import { mintId } from '../../domain/ids.js';
-import { AppError, notFound, unavailable } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import type { AppContext, AppDeps } from '../context.js';
-import { ownerDocuments, type DocumentServices } from '../document-services.js';
+import { ownerDocuments } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
@@ -15,12 +16,8 @@ import {
 import { OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
 import { documentJson } from '../serialize-documents.js';
+import { documentServices } from '../services.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
-
-export function documentServices(deps: AppDeps): DocumentServices {
-  if (!deps.documents) throw unavailable('documents are not configured on this node');
-  return deps.documents;
-}
 
 export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   const json = (doc: Parameters<typeof documentJson>[0]) => documentJson(doc, deps.documentFields?.(doc) ?? {});
@@ -100,7 +97,7 @@ function readableDoc(ctx: AppContext, deps: AppDeps, rawId: unknown) {
   const docId = parseParam(rawId, 'doc_id', IdSchema);
   const doc = documentServices(deps).docs.get(scope, docId);
   const principal = ctx.state.principal.principal;
-  if (!doc || (doc.readers !== null && !doc.readers.includes(principal))) throw notFound(`document ${docId}`);
+  if (!doc || !canRead(doc.readers, principal)) throw notFound(`document ${docId}`);
   return doc;
 }
 

@@ -9,8 +9,8 @@ import { DocumentWriteQuerySchema } from '../schemas/documents.js';
 import { MediaBodySchema, type MediaBody } from '../schemas/media.js';
 import { ownerScope } from '../scope.js';
 import { mediaJson } from '../serialize-documents.js';
+import { documentServices } from '../services.js';
 import { parseBody, parseQuery } from '../validate.js';
-import { documentServices } from './documents.js';
 
 /** The JSON body limit of the media route: base64 of the largest payload plus room for its text. */
 export function mediaBodyLimit(limits: DocumentLimits): number {

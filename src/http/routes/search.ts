@@ -8,8 +8,8 @@ import type { AppRouter } from '../router.js';
 import { BatchSearchBodySchema, EmbedSearchBodySchema, OwnerSearchQuerySchema, SEARCH_K_DEFAULT, SearchQuerySchema, type SearchOptions } from '../schemas/search.js';
 import { ownerScope } from '../scope.js';
 import { hitJson } from '../serialize-documents.js';
+import { documentServices } from '../services.js';
 import { parseBody, parseQuery } from '../validate.js';
-import { documentServices } from './documents.js';
 
 export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
   const run = async (scope: Scope, principal: Principal, vector: Float32Array, options: SearchOptions) => {
