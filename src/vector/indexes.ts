@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Scope } from '../domain/scope.js';
-import type { DocumentStore } from '../store/documents.js';
+import { toFloat32, type DocumentStore } from '../store/documents.js';
 import { OwnerVectorIndex, type VectorIndexOptions } from './owner-index.js';
 
 export type IndexSettings = Omit<VectorIndexOptions, 'filePath' | 'embedderId' | 'dims'>;
@@ -54,7 +54,7 @@ export class VectorIndexes {
       embedderId: this.embedder.id,
       filePath: join(this.dir, name),
     });
-    await this.docs.loadInto(scope, index);
+    await fillIndex(this.docs, scope, index);
     index.maybeBuild();
     return index;
   }
@@ -64,4 +64,20 @@ export class VectorIndexes {
     await Promise.allSettled([...this.cache.values()]);
     this.cache.clear();
   }
+}
+
+/**
+ * Fills a fresh index with the owner's documents and passages from the store's chunked scans. Writes
+ * that commit meanwhile are applied to the index by the owner's actor once the fill has finished.
+ */
+export async function fillIndex(docs: DocumentStore, scope: Scope, index: OwnerVectorIndex, chunk?: number): Promise<void> {
+  const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
+  await docs.scanPassages(scope, (label, passage) => {
+    let list = passagesOf.get(passage.doc_id);
+    if (!list) passagesOf.set(passage.doc_id, (list = []));
+    list.push({ label, vector: toFloat32(passage.vector) });
+  }, chunk);
+  await docs.scanDocuments(scope, (doc) => {
+    index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passagesOf.get(doc.doc_id) ?? []);
+  }, chunk);
 }

@@ -8,6 +8,7 @@ import type { DocumentWriteHook, StoredDocument } from '../../src/domain/documen
 import { createLogger } from '../../src/log.js';
 import { GraphStore } from '../../src/store/graph.js';
 import { openStore } from '../../src/store/lmdb.js';
+import { fillIndex } from '../../src/vector/indexes.js';
 import { LocalEmbedder } from '../../src/vector/local-embedder.js';
 import { createDocumentBackends } from '../../src/vector/setup.js';
 
@@ -100,8 +101,8 @@ describe('loading an owner index from LMDB in chunks', () => {
     const make = () => new OwnerVectorIndex({ dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
     const small = make();
     const whole = make();
-    await docs.loadInto(scope, small, 3);
-    await docs.loadInto(scope, whole, 10_000);
+    await fillIndex(docs, scope, small, 3);
+    await fillIndex(docs, scope, whole, 10_000);
     expect(small.size).toBe(46);
     const query = embedder.embedOne('document number 7 about topic 2');
     const ids = (index: typeof small) => index.search(query, 30, { principal: 'p' }).map((h) => h.docId);
