@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ownerDocuments, type DocumentServices } from '../src/http/document-services.js';
+import type { DocumentServices } from '../src/actors/owner-documents.js';
 import { routeKind } from '../src/domain/media.js';
 import { notFound } from '../src/errors.js';
 import { captionImage, transcribeAudio } from '../src/providers/media-provider.js';
@@ -46,7 +46,7 @@ export function createCaptionMediaActivities(deps: ActivityDeps & { documents?: 
           kind === 'caption'
             ? await captionImage(call, bytes, doc.content_type)
             : await transcribeAudio(call, bytes, doc.content_type, doc.filename ?? `${doc.doc_id}.${doc.content_type.split('/')[1] ?? 'bin'}`);
-        await ownerDocuments(deps.actors, services, scope).completePending(doc.doc_id, text, `provider:${route.name}`);
+        await deps.actors.actorFor(scope).documents.completePending(doc.doc_id, text, `provider:${route.name}`);
         log.info('media text derived', { doc_id: doc.doc_id, route: route.name, kind });
       });
     },

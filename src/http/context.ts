@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { DocumentServices } from '../actors/owner-documents.js';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyRing, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
@@ -9,7 +10,6 @@ import type { Logger } from '../log.js';
 import type { BackfillRef, FieldService } from '../store/fields.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
-import type { DocumentServices } from './document-services.js';
 
 /** Readiness of a dependency as `GET /status` reports it. */
 export type Readiness = { ready: true; detail?: string } | { ready: false; detail: string };

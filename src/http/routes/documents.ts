@@ -3,7 +3,6 @@ import { contentId } from '../../domain/document-records.js';
 import { mintId } from '../../domain/ids.js';
 import { AppError, notFound } from '../../errors.js';
 import type { AppContext, AppDeps } from '../context.js';
-import { ownerDocuments } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
@@ -16,7 +15,7 @@ import {
 import { OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
 import { documentJson } from '../serialize-documents.js';
-import { documentServices } from '../services.js';
+import { documentServices, ownerDocuments } from '../services.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
@@ -31,7 +30,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     if (bytes > services.limits.documentBytes) {
       throw new AppError('payload_too_large', `content must be at most ${services.limits.documentBytes} bytes of UTF-8, got ${bytes}`);
     }
-    const doc = await ownerDocuments(deps.actors, services, scope).insert({
+    const doc = await ownerDocuments(deps, scope).insert({
       ...body,
       doc_id: mintId('doc'),
       tenant: scope.tenant,
@@ -75,7 +74,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     const { hard = false, ...owner } = parseQuery(ctx, DocumentDeleteQuerySchema);
     const scope = ownerScope(ctx.state.principal, owner);
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
-    const part = ownerDocuments(deps.actors, documentServices(deps), scope);
+    const part = ownerDocuments(deps, scope);
     if (hard) {
       await part.hardDelete(docId, ctx.state.principal.principal);
       ctx.status = 204;
@@ -87,7 +86,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/documents/:doc_id/restore', async (ctx) => {
     const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
-    ctx.body = json(await ownerDocuments(deps.actors, documentServices(deps), scope).restore(docId, ctx.state.principal.principal));
+    ctx.body = json(await ownerDocuments(deps, scope).restore(docId, ctx.state.principal.principal));
   });
 }
 
