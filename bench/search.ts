@@ -1,7 +1,7 @@
 /**
  * Vector search on ONE owner with 100,000 passages (issue 4), through HTTP beside raw hnswlib-node on the
  * same vectors (the very index file the service loads) in the same run. Also: exact recall of both, the
- * exact-vs-hnswlib crossover that sets VectorSettings.exactMax, and the rebuild time from LMDB.
+ * exact-vs-hnswlib crossover that sets VECTOR_EXACT_MAX, and the rebuild time from LMDB.
  * Run: `npm run bench:search -- [passages] [seconds]` (builds first). Targets: HTTP QPS >= 30% of raw, recall@10 >= 0.95.
  */
 import autocannon from 'autocannon';
@@ -10,12 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../src/config.js';
 import { newDocument } from '../src/domain/document-records.js';
 import { createLogger } from '../src/log.js';
+import { createDocumentBackends } from '../src/server.js';
 import { openStore } from '../src/store/lmdb.js';
 import { exactSearch } from '../src/vector/exact.js';
 import { LocalEmbedder } from '../src/vector/local-embedder.js';
-import { createDocumentBackends, DEFAULT_VECTOR_SETTINGS } from '../src/vector/setup.js';
 import { createCorpus } from './lib/corpus.js';
 import { spawnEngram } from './lib/processes.js';
 
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
 
   // 1. One owner's documents (one passage each) written straight to LMDB, as a restore would.
   const store = openStore(dataDir);
-  const { docs, indexes } = createDocumentBackends({ store, dataDir, encryptionKey: undefined, embedder, hooks: [], log });
+  const config = loadConfig({ DATA_DIR: dataDir });
+  const ef = config.env.VECTOR_EF;
+  const { docs, indexes } = createDocumentBackends(config, store, log, []);
   const texts = Array.from({ length: PASSAGES }, () => corpus.sentence(8, 24));
   const flat = new Float32Array(PASSAGES * 384);
   const docIds: string[] = [];
@@ -59,12 +62,12 @@ async function main(): Promise<void> {
 
   // 2. The owner's index rebuilt from LMDB: vectors loaded, hnswlib built in a worker and persisted.
   t = performance.now();
-  const index = await indexes.get(scope);
+  const index = await indexes.open(scope);
   const loadMs = performance.now() - t;
   await index.settled();
   console.log(`index from LMDB: vectors loaded in ${fmt(loadMs)} ms, hnswlib built off the event loop in ${fmt((performance.now() - t) / 1000)} s (approximate: ${index.approximate})`);
   const indexFile = (indexes as unknown as { dir: string }).dir;
-  await indexes.closeAll();
+  index.close();
   await store.close();
 
   // 3. Queries and their exact top-10.
@@ -79,7 +82,7 @@ async function main(): Promise<void> {
   const file = join(indexFile, readdirSync(indexFile).find((f) => f.endsWith('.hnsw'))!);
   const raw = new hnswlib.HierarchicalNSW('ip', 384);
   await raw.readIndex(file);
-  raw.setEf(DEFAULT_VECTOR_SETTINGS.ef);
+  raw.setEf(ef);
   const queryArrays = queryVectors.map((q) => Array.from(q));
   let found = 0;
   queryArrays.forEach((q, i) => (found += raw.searchKnn(q, K).neighbors.filter((l) => truth[i]!.has(l)).length));
@@ -132,7 +135,7 @@ async function main(): Promise<void> {
     const byText = await run('GET /v1/search (embeds the query)', (i) => ({ method: 'GET', path: `/v1/search?entity_id=owner-1&k=${K}&q=${encodeURIComponent(queryTexts[i]!)}` }));
     const byVector = await run('POST /v1/search/embed (caller vector)', (i) => ({ method: 'POST', path: `/v1/search/embed?entity_id=owner-1`, body: JSON.stringify({ vector: queryArrays[i], k: K }) }));
 
-    console.log(`\nsearch on one owner with ${PASSAGES} passages, 384 dims, k=${K}, ef=${DEFAULT_VECTOR_SETTINGS.ef} (${SECONDS} s per figure, 8 HTTP connections)`);
+    console.log(`\nsearch on one owner with ${PASSAGES} passages, 384 dims, k=${K}, ef=${ef} (${SECONDS} s per figure, 8 HTTP connections)`);
     console.log(`first search after start (loads the persisted index): ${fmt(firstMs)} ms`);
     console.log(`raw hnswlib-node searchKnn (baseline):   ${fmt(rawQps, 0)} QPS, p99 ${fmt(pct(rawLat, 99), 3)} ms, recall@10 ${fmt(rawRecall, 3)} vs exact`);
     for (const f of [byText, byVector]) {

@@ -42,13 +42,15 @@ const EnvSchema = z.object({
   VECTOR_EXACT_MAX: z.coerce.number().int().min(0).default(1000),
   /** hnswlib search breadth (recall against speed). */
   VECTOR_EF: z.coerce.number().int().min(10).max(2000).default(400),
-  /** Per-owner vector indexes kept in memory; the least recently used is persisted and dropped. */
-  VECTOR_MAX_OWNERS: z.coerce.number().int().positive().default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
-  /** Facts held in memory by all owner actors together (their fact indexes); idle owners go first. */
-  MAX_CACHED_FACTS: z.coerce.number().int().positive().default(1_000_000),
+  /**
+   * The residency budget: bytes of owner state all actors hold in memory together (facts ~540 B each,
+   * an hnswlib-indexed passage of 384 dimensions ~5 KB); least recently used owners are dropped first. 1 GiB
+   * keeps the memory of the former defaults: a million facts (0.54 GB) beside one 100k-passage index (~0.5 GB).
+   */
+  RESIDENT_MAX_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
   /** Structured query caps (DECISIONS.md): groups of a Mode B answer, candidate documents of any query. */
   QUERY_MAX_GROUPS: z.coerce.number().int().positive().default(10_000),
   QUERY_MAX_SCANNED: z.coerce.number().int().positive().default(1_000_000),

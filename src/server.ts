@@ -2,21 +2,23 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ActivityPorts } from '../activities/index.js';
 import type Koa from 'koa';
+import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyRing } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
-import { ownerDocuments, type DocumentServices } from './http/document-services.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { mediaRoutesOf } from './providers/media-provider.js';
 import { QueryService } from './query/service.js';
-import { DocumentRecords } from './store/documents.js';
+import { BlobCipher, loadMasterKey } from './store/blobs.js';
+import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
-import { createDocumentBackends, createEmbedder } from './vector/setup.js';
+import { createEmbedder } from './vector/embedders.js';
+import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
 
 /** Everything wired, nothing listening: tests dispatch requests to `app.callback()` in process. */
@@ -44,18 +46,23 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const store = openStore(config.dataDir, config.env.STORE_SYNC);
   const graph = new GraphStore(store);
-  const actors = new ActorRegistry({ store, graph, clock }, {
+  const fields = new QueryService(store, new DocumentRecords(store), { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
+  const backends = createDocumentBackends(config, store, log, [fields.writer]);
+  const actors = new ActorRegistry({ store, graph, clock, documents: backends }, {
     maxActors: config.env.MAX_ACTORS,
     idleMs: config.env.ACTOR_IDLE_MS,
-    maxCachedFacts: config.env.MAX_CACHED_FACTS,
+    maxResidentBytes: config.env.RESIDENT_MAX_BYTES,
   });
   const keys = options.keys ?? loadKeys(config, log);
-  const fields = new QueryService(store, new DocumentRecords(store), { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
-  const documents = createDocumentServices(config, store, log, [fields.writer]);
-  sweepAbandonedMedia(config, documents, clock, log);
-  const activities = activityPorts(config, actors, fields, documents);
-  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.env.BACKFILL_PAGE_SIZE });
-  documents.captioner = { caption: (input) => jobs.captionMedia(input) };
+  sweepAbandonedMedia(config, backends.docs, clock, log);
+  const { env } = config;
+  const limits = { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits, mediaRoutes: mediaRoutesOf(config) };
+  const activities = activityPorts(config, actors, fields, staging);
+  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: env.BACKFILL_PAGE_SIZE });
+  // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
+  // completed with the captioner here, once the jobs exist, instead of patching a built object later.
+  const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
     documentFields: (doc) => fields.documentFields(doc),
@@ -66,7 +73,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     app: createApp(deps),
     close: async () => {
       await jobs.stop();
-      await documents.indexes.closeAll();
+      await actors.close();
       await store.close();
     },
   };
@@ -111,7 +118,7 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
       isDone: (scope, docId) => documents.docs.get(scope, docId) !== undefined,
       open: (tenant, docId, sealed) => documents.cipher.open(tenant, docId, sealed),
       complete: async (scope, docId, text, derivedBy) => {
-        await ownerDocuments(actors, documents, scope).completePending(docId, text, derivedBy);
+        await actors.actorFor(scope).documents.completePending(docId, text, derivedBy);
       },
       routes: documents.mediaRoutes,
       limits: documents.limits,
@@ -121,23 +128,30 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
   };
 }
 
-/** Documents, blobs, embeddings and vector indexes. `documentHooks` is where field indexes plug in. */
-function createDocumentServices(config: Config, store: ReturnType<typeof openStore>, log: Logger, documentHooks: DocumentWriteHook[]): DocumentServices {
-  const embedder = createEmbedder(config.env);
+/**
+ * The document store, blob cipher, embedder and vector index opener of one node: what every owner's
+ * documents part is built from. `hooks` is where field indexes plug in.
+ */
+export function createDocumentBackends(config: Config, store: Store, log: Logger, hooks: DocumentWriteHook[]): OwnerDocumentsDeps & { cipher: BlobCipher } {
   const { env } = config;
-  const settings = { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, maxOwners: env.VECTOR_MAX_OWNERS };
-  const backends = createDocumentBackends({ store, dataDir: config.dataDir, encryptionKey: env.ENCRYPTION_KEY, embedder, hooks: documentHooks, settings, log });
-  const limits = { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES };
-  return { ...backends, embedder, limits, mediaRoutes: mediaRoutesOf(config) };
+  const embedder = createEmbedder(env);
+  const docs = new DocumentStore(store, hooks);
+  const cipher = new BlobCipher(loadMasterKey(env.ENCRYPTION_KEY, config.dataDir));
+  const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
+    exactMax: env.VECTOR_EXACT_MAX,
+    ef: env.VECTOR_EF,
+    onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
+  });
+  return { docs, embedder, indexes, cipher };
 }
 
 /**
  * Media staged for captioning by an earlier run that died mid-way is removed once no workflow can still
  * finish it (older than a workflow's execution timeout plus one activity attempt).
  */
-function sweepAbandonedMedia(config: Config, documents: DocumentServices, clock: Clock, log: Logger): void {
+function sweepAbandonedMedia(config: Config, docs: DocumentStore, clock: Clock, log: Logger): void {
   const cutoff = clock.now() - config.temporal.workflows.execution_timeout_ms - 2 * config.temporal.media.caption_timeout_ms;
-  documents.docs.sweepPending(cutoff).then(
+  docs.sweepPending(cutoff).then(
     (removed) => removed > 0 && log.info({ removed }, 'removed media abandoned while being captioned'),
     (err: unknown) => log.error({ err }, 'sweep of abandoned media failed'),
   );

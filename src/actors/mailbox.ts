@@ -8,6 +8,7 @@
 export class Mailbox {
   private tail: Promise<unknown> = Promise.resolve();
   private pending = 0;
+  private idleWaiters: Array<() => void> = [];
 
   get busy(): boolean {
     return this.pending > 0;
@@ -26,8 +27,26 @@ export class Mailbox {
     return done;
   }
 
+  /**
+   * Counts `work` that belongs to this owner but runs outside the queue (embedding before a write, the
+   * index update after its commit) as in flight, so `busy` and `idle` cover it; nothing waits on it.
+   */
+  hold<T>(work: Promise<T>): Promise<T> {
+    this.pending++;
+    work.then(this.release, this.release);
+    return work;
+  }
+
+  /** Resolves once nothing is in flight (at once when nothing is). */
+  idle(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   private readonly release = (): void => {
-    this.pending--;
+    if (--this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
   };
 }
 

@@ -1,133 +1,99 @@
 import type { Clock } from '../clock.js';
-import { planConsolidation, type ConsolidationReport } from '../domain/consolidation.js';
-import { upsertEntity, type Entity, type EntityInput } from '../domain/entities.js';
+import type { ConsolidationReport } from '../domain/consolidation.js';
+import type { Entity, EntityInput } from '../domain/entities.js';
 import type { FactIndex } from '../domain/fact-index.js';
-import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
-import { retractRelationship, upsertRelationship, type Relationship, type RelationshipInput } from '../domain/relationships.js';
-import { ownerFields, type Scope } from '../domain/scope.js';
-import { invalidInput, notFound } from '../errors.js';
+import type { Fact } from '../domain/facts.js';
+import type { Relationship, RelationshipInput } from '../domain/relationships.js';
+import type { Scope } from '../domain/scope.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import { Mailbox, settled } from './mailbox.js';
-import { OwnerFacts, type FactPlanningView } from './owner-facts.js';
+import { OwnerDocuments, type OwnerDocumentsDeps } from './owner-documents.js';
+import { OwnerFacts, type FactChange, type FactCommand } from './owner-facts.js';
+import { OwnerGraph } from './owner-graph.js';
+
+export type { FactCommand } from './owner-facts.js';
 
 export interface OwnerActorDeps {
   store: Store;
   graph: GraphStore;
   clock: Clock;
+  documents: OwnerDocumentsDeps;
 }
 
-/** What a caller asserts, before the actor stamps it. */
-export type FactCommand = Omit<FactAssertion, 'observed_at' | 'entity_id' | 'partition'> & {
-  observed_at?: number | undefined;
-  supersedes_fact_id?: string | undefined;
-};
+/**
+ * Bytes of an actor holding nothing (the actor, its mailbox, its parts, its registry entry and idle
+ * timer; measured over 20,000 empty actors): what the budget charges an owner before it loads anything.
+ */
+export const ACTOR_BYTES = 2200;
 
 /**
- * One owner's single writer. Entity and relationship commands decide inside the LMDB write transaction
- * (so they see every earlier write of this owner); fact commands decide on the owner's in-memory fact
- * index (src/actors/owner-facts.ts). Either throws before its first put when the input is refused.
+ * One owner's single writer, made of its parts: the graph (entities and relationships), its facts, and
+ * its documents with their vector index. Each part owns how it writes; the actor only sequences them
+ * through its mailbox:
+ * - graph and document writes decide and write inside one LMDB write transaction, in queue order;
+ * - fact commands decide on the owner's facts in memory (their own earlier commands included) and are
+ *   written as plain puts; they wait for the owner's earlier transactions to commit first, because they
+ *   check entities and relationships in the committed snapshot;
+ * - a fact command that writes nothing answers only once the owner's fact writes in flight have committed.
+ * Reads (fact lists, document searches) use the parts directly, never the mailbox.
  */
 export class OwnerActor {
   private readonly mailbox = new Mailbox();
-  private loadedFacts: OwnerFacts | undefined;
-  private lastGraphWrite: Promise<void> = Promise.resolve();
+  private lastTransaction: Promise<void> = Promise.resolve();
   private lastFactWrite: Promise<void> = Promise.resolve();
+  private readonly graph: OwnerGraph;
+  private readonly factsPart: OwnerFacts;
+  readonly documents: OwnerDocuments;
+
+  /** `resized` is told whenever the bytes the actor holds change (the registry re-charges it). */
   constructor(
     readonly scope: Scope,
     private readonly deps: OwnerActorDeps,
-  ) {}
+    resized: () => void = () => undefined,
+  ) {
+    this.graph = new OwnerGraph(scope, deps.graph);
+    this.factsPart = new OwnerFacts(scope, deps.graph, resized);
+    const writes = { transaction: <T>(decide: (now: number) => T) => this.transaction(decide), hold: <T>(work: Promise<T>) => this.mailbox.hold(work) };
+    this.documents = new OwnerDocuments(scope, writes, deps.documents, resized);
+  }
 
+  /** Whether any command (or document work) of this owner is in flight. */
   get busy(): boolean {
     return this.mailbox.busy;
   }
 
-  /** Runs `decideAndWrite` in this owner's order inside one write transaction, with the commit instant. */
-  write<T>(decideAndWrite: (now: number) => T): Promise<T> {
-    return this.mailbox.submit(
-      () => undefined,
-      () => {
-        const committed = this.deps.store.transaction(() => decideAndWrite(this.deps.clock.now()));
-        this.lastGraphWrite = settled(committed);
-        return committed;
-      },
-    );
+  /** Resolves once nothing of this owner is in flight. */
+  idle(): Promise<void> {
+    return this.mailbox.idle();
+  }
+
+  /** Bytes of owner state held in memory: what the registry's residency budget counts. */
+  get weight(): number {
+    return ACTOR_BYTES + this.factsPart.residentBytes + this.documents.residentBytes;
   }
 
   upsertEntity(input: EntityInput): Promise<Entity> {
-    return this.write((now) => {
-      const { graph } = this.deps;
-      const previous = graph.getEntity(this.scope, input.memory_entity_id);
-      const entity = upsertEntity(previous, input, ownerFields(this.scope), now);
-      graph.putEntity(this.scope, entity, previous);
-      return entity;
-    });
+    return this.transaction((now) => this.graph.upsertEntity(input, now));
   }
 
   upsertRelationship(input: RelationshipInput): Promise<Relationship> {
-    return this.write((now) => {
-      const { graph } = this.deps;
-      for (const endpoint of [input.from_entity_id, input.to_entity_id]) {
-        if (!graph.getEntity(this.scope, endpoint)) throw notFound(`memory entity ${endpoint}`);
-      }
-      const previous = graph.getRelationship(this.scope, input.relationship_id);
-      const edge = upsertRelationship(previous, input, ownerFields(this.scope), now);
-      graph.putRelationship(this.scope, edge);
-      return edge;
-    });
+    return this.transaction((now) => this.graph.upsertRelationship(input, now));
   }
 
   retractRelationship(id: string): Promise<Relationship> {
-    return this.write((now) => {
-      const edge = this.deps.graph.getRelationship(this.scope, id);
-      if (!edge) throw notFound(`relationship ${id}`);
-      const retracted = retractRelationship(edge, now);
-      if (retracted !== edge) this.deps.graph.putRelationship(this.scope, retracted);
-      return retracted;
-    });
+    return this.transaction((now) => this.graph.retractRelationship(id, now));
   }
 
   assertFact(command: FactCommand): Promise<Fact> {
-    return this.writeFacts((now, facts) => {
-      this.requireSubject(command.subject_type, command.subject_id);
-      let explicitTarget: Fact | null = null;
-      if (command.supersedes_fact_id !== undefined) {
-        explicitTarget = facts.get(command.supersedes_fact_id) ?? null;
-        if (!explicitTarget || explicitTarget.invalid_from !== null) {
-          throw invalidInput(`supersedes_fact_id ${command.supersedes_fact_id} does not name an active fact in this scope`);
-        }
-      }
-      const incoming: FactAssertion = {
-        fact_id: command.fact_id,
-        entity_id: this.scope.entityId,
-        partition: this.scope.partition,
-        subject_type: command.subject_type,
-        subject_id: command.subject_id,
-        predicate: command.predicate,
-        value: command.value,
-        cardinality: command.cardinality,
-        valid_from: command.valid_from,
-        observed_at: command.observed_at ?? now,
-      };
-      const chain = facts.neighbourhood(incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
-      const plan = planAssertion({ chain, explicitTarget, incoming, now });
-      const writes: Fact[] = [];
-      for (const { fact_id, invalid_from } of plan.invalidations) {
-        const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;
-        if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
-      }
-      writes.push(plan.fact);
-      return { writes, result: plan.fact };
+    return this.factCommand((now) => {
+      this.graph.requireSubject(command.subject_type, command.subject_id);
+      return this.factsPart.assertion(command, now);
     });
   }
 
   retractFact(id: string): Promise<Fact> {
-    return this.writeFacts((now, facts) => {
-      const fact = facts.get(id);
-      if (!fact) throw notFound(`fact ${id}`);
-      const retracted = retractFact(fact, now);
-      return { writes: retracted === fact ? [] : [retracted], result: retracted };
-    });
+    return this.factCommand((now) => this.factsPart.retraction(id, now));
   }
 
   /**
@@ -136,71 +102,48 @@ export class OwnerActor {
    * and the retractions.
    */
   consolidate(): Promise<ConsolidationReport> {
-    return this.writeFacts((now, facts) => {
-      const { graph } = this.deps;
-      const active = facts.activeFacts();
-      const activeRelationshipIds = new Set<string>();
-      for (const f of active) {
-        const id = f.subject_type === 'relationship' ? f.subject_id : null;
-        if (id !== null && graph.getRelationship(this.scope, id)?.invalid_from === null) activeRelationshipIds.add(id);
-      }
-      const plan = planConsolidation({ facts: active, activeRelationshipIds });
-      return { writes: plan.retract.map(({ fact }) => retractFact(fact, now)), result: plan.report };
-    });
+    return this.factCommand((now) => this.factsPart.consolidation(now, (id) => this.graph.isActiveRelationship(id)));
   }
 
   /** The owner's committed facts, as readers may see them (loaded from LMDB on first use). */
   facts(): FactIndex {
-    return this.ownerFacts().committed;
-  }
-
-  /** How many facts this actor holds in memory (the registry's budget counts them). */
-  get weight(): number {
-    return this.loadedFacts?.committed.size ?? 0;
+    return this.factsPart.committed;
   }
 
   /**
-   * A fact command: `decide` runs in this owner's order against the owner's facts including earlier
-   * commands still in flight, and returns the fact versions to store. They are written as plain puts,
-   * issued together so they commit in one LMDB transaction, without holding the write transaction open
-   * for a callback. Readers see them once they have committed, not before.
+   * Drops the owner's state held in memory: its facts, and its vector index, closed and written back.
+   * The registry calls it once the actor is evicted and idle; a later use reloads from LMDB.
    */
-  private writeFacts<T>(decide: (now: number, facts: FactPlanningView) => { writes: Fact[]; result: T }): Promise<T> {
+  unload(): Promise<void> {
+    this.factsPart.unload();
+    return this.documents.unload();
+  }
+
+  /** Runs `decide` in this owner's order inside one write transaction, with the commit instant. */
+  private transaction<T>(decide: (now: number) => T): Promise<T> {
     return this.mailbox.submit(
-      // Facts check entities and relationships in the committed snapshot: let this owner's earlier
-      // entity and relationship writes commit first, so queue order still means what it says.
-      () => this.lastGraphWrite,
+      () => undefined,
       () => {
-        const owner = this.ownerFacts();
-        const { writes, result } = decide(this.deps.clock.now(), owner.view);
-        // Nothing to write (a repeated retraction): the answer may rest on writes still in flight, so it
-        // waits for them; an acknowledgement never describes a state that could still be lost.
-        if (writes.length === 0) return this.lastFactWrite.then(() => result);
-        const committed = Promise.all(writes.map((fact) => this.deps.graph.putFact(this.scope, fact)));
-        this.lastFactWrite = settled(committed);
-        const seq = owner.stage(writes);
-        return committed.then(
-          () => {
-            owner.settle(seq);
-            return result;
-          },
-          (error: unknown) => {
-            owner.discard(seq);
-            throw error;
-          },
-        );
+        const committed = this.deps.store.transaction(() => decide(this.deps.clock.now()));
+        this.lastTransaction = settled(committed);
+        return committed;
       },
     );
   }
 
-  private ownerFacts(): OwnerFacts {
-    this.loadedFacts ??= new OwnerFacts(this.deps.graph.loadFacts(this.scope));
-    return this.loadedFacts;
-  }
-
-  private requireSubject(type: Fact['subject_type'], id: string | null): void {
-    const { graph } = this.deps;
-    if (type === 'entity' && !graph.getEntity(this.scope, id ?? '')) throw notFound(`memory entity ${id}`);
-    if (type === 'relationship' && !graph.getRelationship(this.scope, id ?? '')) throw notFound(`relationship ${id}`);
+  /** Runs a fact command in this owner's order; the facts part writes what it decided (see the class comment). */
+  private factCommand<T>(decide: (now: number) => FactChange<T>): Promise<T> {
+    return this.mailbox.submit(
+      () => this.lastTransaction,
+      () => {
+        const { writes, result } = decide(this.deps.clock.now());
+        // Nothing to write (a repeated retraction): the answer may rest on writes still in flight, so it
+        // waits for them; an acknowledgement never describes a state that could still be lost.
+        if (writes.length === 0) return this.lastFactWrite.then(() => result);
+        const committed = this.factsPart.write(writes);
+        this.lastFactWrite = settled(committed);
+        return committed.then(() => result);
+      },
+    );
   }
 }

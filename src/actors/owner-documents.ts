@@ -1,23 +1,56 @@
-import type { OwnerActor } from './owner-actor.js';
+import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
 import { splitPassages } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
-import { canRead, scoreOf } from '../domain/search.js';
+import { scoreOf } from '../domain/search.js';
 import { notFound } from '../errors.js';
+import type { MediaRoute } from '../providers/media-provider.js';
+import type { BlobCipher } from '../store/blobs.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { VectorIndexes } from '../vector/indexes.js';
-import type { SearchFilter } from '../vector/owner-index.js';
+import type { OwnerVectorIndex, SearchFilter } from '../vector/owner-index.js';
 
+/** What every owner's documents part is built from (one of each per node). */
 export interface OwnerDocumentsDeps {
   docs: DocumentStore;
-  indexes: VectorIndexes;
   embedder: Embedder;
+  indexes: VectorIndexes;
 }
 
-/** The write entry point of the owning actor: runs `fn` in the owner's order inside one LMDB transaction. */
-export type OwnerWrite = <T>(fn: (now: number) => T) => Promise<T>;
+/** Byte limits of documents and media (DECISIONS.md, Media and documents). */
+export interface DocumentLimits {
+  documentBytes: number;
+  mediaBytes: number;
+  captionBytes: number;
+  transcriptBytes: number;
+}
+
+/** Runs the captioning/transcription workflow for staged media and resolves once its text is indexed. */
+export interface MediaCaptioner {
+  /** Throws AppError 502 when the provider failed after retries, 503 when the job system is down. */
+  caption(input: { scope: Scope; docId: string; route: string }): Promise<void>;
+}
+
+/** What the document, media and search routes need besides the owners' documents parts. */
+export interface DocumentServices {
+  docs: DocumentStore;
+  embedder: Embedder;
+  cipher: BlobCipher;
+  limits: DocumentLimits;
+  mediaRoutes: MediaRoute[];
+  /** Absent where no job system is wired; media without caller text then answers 503. */
+  captioner?: MediaCaptioner | undefined;
+}
+
+/** How the owner's actor runs this part's writes. */
+export interface DocumentWrites {
+  /** Runs `decide` in the owner's order inside one LMDB write transaction, with the commit instant. */
+  transaction<T>(decide: (now: number) => T): Promise<T>;
+  /** Counts `work` as the owner's own until it ends, so the actor is neither dropped nor duplicated meanwhile. */
+  hold<T>(work: Promise<T>): Promise<T>;
+}
 
 /** A search hit before it is shaped for HTTP. */
 export interface DocumentHit {
@@ -28,78 +61,97 @@ export interface DocumentHit {
 }
 
 /**
- * The document and vector part of an owner's actor. Writes embed first (outside the transaction), then
- * commit the document, its passages and every write hook in one transaction, and only then touch the
- * in-memory vector index, so a 201 is searchable and a failed write leaves the index untouched.
+ * The documents part of an owner's actor, with the owner's vector index, which it owns: opened from LMDB
+ * on first use, closed (its changed file written back) when the actor is evicted or the node stops.
+ * Writes embed first (outside the transaction, so one owner's uploads embed in parallel), then commit the
+ * document, its passages and every write hook in one transaction, and only then touch the index, so a 201
+ * is searchable and a failed write leaves the index untouched. Searches read the index directly.
  */
 export class OwnerDocuments {
+  private index: Promise<OwnerVectorIndex> | undefined;
+  private loaded: OwnerVectorIndex | undefined;
+
   constructor(
     private readonly scope: Scope,
-    private readonly write: OwnerWrite,
+    private readonly writes: DocumentWrites,
     private readonly deps: OwnerDocumentsDeps,
+    /** Told whenever the bytes held change (the registry's budget re-charges the actor). */
+    private readonly resized: () => void,
   ) {}
 
-  /** Stores a new document (and its sealed original bytes, for media). */
-  async insert(input: NewDocument, sealed?: Uint8Array): Promise<StoredDocument> {
-    const { passages, vectors } = await this.embed(indexedText(input));
-    const { doc, labels } = await this.write((now) => {
-      const doc = newDocument(input, now);
-      return { doc, labels: this.deps.docs.insert(this.scope, doc, vectors, passages, sealed) };
-    });
-    await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: vectors[i]! })));
-    return doc;
+  get residentBytes(): number {
+    return this.loaded?.residentBytes ?? 0;
   }
 
-  async softDelete(docId: string, principal: string): Promise<StoredDocument> {
+  /** Stores a new document (and its sealed original bytes, for media). */
+  insert(input: NewDocument, sealed?: Uint8Array): Promise<StoredDocument> {
+    return this.held(async () => {
+      const { passages, vectors } = await this.embed(indexedText(input));
+      const { doc, labels } = await this.writes.transaction((now) => {
+        const doc = newDocument(input, now);
+        return { doc, labels: this.deps.docs.insert(this.scope, doc, vectors, passages, sealed) };
+      });
+      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: vectors[i]! })));
+      return doc;
+    });
+  }
+
+  softDelete(docId: string, principal: string): Promise<StoredDocument> {
     return this.change(docId, principal, softDeleted);
   }
 
-  async restore(docId: string, principal: string): Promise<StoredDocument> {
+  restore(docId: string, principal: string): Promise<StoredDocument> {
     return this.change(docId, principal, restored);
   }
 
-  async hardDelete(docId: string, principal: string): Promise<void> {
-    await this.write(() => {
-      const doc = this.readable(docId, principal);
-      this.deps.docs.hardDelete(this.scope, doc);
+  hardDelete(docId: string, principal: string): Promise<void> {
+    return this.held(async () => {
+      await this.writes.transaction(() => {
+        const doc = this.readable(docId, principal);
+        this.deps.docs.hardDelete(this.scope, doc);
+      });
+      (await this.vectorIndex()).removeDoc(docId);
     });
-    (await this.deps.indexes.get(this.scope)).removeDoc(docId);
   }
 
   /** Keeps media whose caption or transcript a workflow will derive; it is not a document yet. */
   async stagePending(input: NewDocument, sealed: Uint8Array): Promise<void> {
-    await this.write((now) => this.deps.docs.putPending(this.scope, { doc: newDocument(input, now), sealed }));
+    await this.writes.transaction((now) => this.deps.docs.putPending(this.scope, { doc: newDocument(input, now), sealed }));
   }
 
   /** Turns staged media into a document with its derived text (idempotent: a retry finds it done). */
-  async completePending(docId: string, derivedText: string, derivedBy: string): Promise<StoredDocument> {
-    const pending = this.deps.docs.getPending(this.scope, docId);
-    if (!pending) {
-      const done = this.deps.docs.get(this.scope, docId);
-      if (done) return done;
-      throw notFound(`pending media ${docId}`);
-    }
-    const { passages, vectors } = await this.embed(derivedText);
-    const result = await this.write((now) => {
-      const staged = this.deps.docs.getPending(this.scope, docId);
-      if (!staged) return null;
-      const doc: StoredDocument = { ...staged.doc, derived_text: derivedText, derived_by: derivedBy, created_at: now, updated_at: now };
-      const labels = this.deps.docs.insert(this.scope, doc, vectors, passages, staged.sealed);
-      this.deps.docs.removePending(this.scope, docId);
-      return { doc, labels };
+  completePending(docId: string, derivedText: string, derivedBy: string): Promise<StoredDocument> {
+    return this.held(async () => {
+      const pending = this.deps.docs.getPending(this.scope, docId);
+      if (!pending) {
+        const done = this.deps.docs.get(this.scope, docId);
+        if (done) return done;
+        throw notFound(`pending media ${docId}`);
+      }
+      const { passages, vectors } = await this.embed(derivedText);
+      const result = await this.writes.transaction((now) => {
+        const staged = this.deps.docs.getPending(this.scope, docId);
+        if (!staged) return null;
+        const doc: StoredDocument = { ...staged.doc, derived_text: derivedText, derived_by: derivedBy, created_at: now, updated_at: now };
+        const labels = this.deps.docs.insert(this.scope, doc, vectors, passages, staged.sealed);
+        this.deps.docs.removePending(this.scope, docId);
+        return { doc, labels };
+      });
+      if (!result) return this.completePending(docId, derivedText, derivedBy);
+      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: vectors[i]! })));
+      return result.doc;
     });
-    if (!result) return this.completePending(docId, derivedText, derivedBy);
-    await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: vectors[i]! })));
-    return result.doc;
   }
 
   async discardPending(docId: string): Promise<void> {
-    await this.write(() => this.deps.docs.removePending(this.scope, docId));
+    await this.writes.transaction(() => this.deps.docs.removePending(this.scope, docId));
   }
 
   /** The best `k` documents for a query vector, each with its best passage. */
   async search(query: Float32Array, k: number, filter: SearchFilter): Promise<DocumentHit[]> {
-    const index = await this.deps.indexes.get(this.scope);
+    // An owner that never stored a passage has nothing to find: no index is opened for it.
+    if (!this.index && !this.deps.docs.hasPassages(this.scope)) return [];
+    const index = await this.vectorIndex();
     return index.search(query, k, filter).flatMap((hit) => {
       const doc = this.deps.docs.get(this.scope, hit.docId);
       const passage = this.deps.docs.passage(this.scope, hit.label);
@@ -108,15 +160,49 @@ export class OwnerDocuments {
     });
   }
 
-  private async change(docId: string, principal: string, next: (doc: StoredDocument, now: number) => StoredDocument): Promise<StoredDocument> {
-    const doc = await this.write((now) => {
-      const previous = this.readable(docId, principal);
-      const changed = next(previous, now);
-      if (changed !== previous) this.deps.docs.update(this.scope, previous, changed);
-      return changed;
+  /**
+   * The owner's vector index, opened on first use. Callers awaiting one opening share it and resume in
+   * the order they asked, so writes are applied to the opened index in their commit order.
+   */
+  vectorIndex(): Promise<OwnerVectorIndex> {
+    if (this.index) return this.index;
+    const opening = this.deps.indexes.open(this.scope);
+    this.index = opening;
+    this.writes.hold(opening).then(
+      (index) => {
+        if (this.index === opening) this.indexed(index);
+      },
+      () => {
+        if (this.index === opening) this.index = undefined;
+      },
+    );
+    return opening;
+  }
+
+  /** Resolves once the index (when open) has finished any load or build under way. */
+  async settled(): Promise<void> {
+    await (await this.index?.catch(() => undefined))?.settled();
+  }
+
+  /** Closes the index, writing its changed file back, and forgets it (the actor was evicted, or shutdown). */
+  async unload(): Promise<void> {
+    const opening = this.index;
+    this.index = undefined;
+    this.loaded = undefined;
+    (await opening?.catch(() => undefined))?.close();
+  }
+
+  private change(docId: string, principal: string, next: (doc: StoredDocument, now: number) => StoredDocument): Promise<StoredDocument> {
+    return this.held(async () => {
+      const doc = await this.writes.transaction((now) => {
+        const previous = this.readable(docId, principal);
+        const changed = next(previous, now);
+        if (changed !== previous) this.deps.docs.update(this.scope, previous, changed);
+        return changed;
+      });
+      await this.indexDoc(doc);
+      return doc;
     });
-    await this.indexDoc(doc);
-    return doc;
   }
 
   /** The document when it exists in scope and the principal may read it; otherwise it does not exist. */
@@ -127,28 +213,25 @@ export class OwnerDocuments {
   }
 
   private async indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array }>): Promise<void> {
-    const index = await this.deps.indexes.get(this.scope);
+    const index = await this.vectorIndex();
     index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
     index.maybeBuild();
+    if (this.loaded === index) this.indexed(index);
+  }
+
+  /** The index grew (opened, written to, or an hnswlib index swapped in once built): re-weigh the owner. */
+  private indexed(index: OwnerVectorIndex): void {
+    this.loaded = index;
+    this.resized();
+    void index.settled().then(() => this.loaded === index && this.resized());
+  }
+
+  private held<T>(work: () => Promise<T>): Promise<T> {
+    return this.writes.hold(work());
   }
 
   private async embed(text: string): Promise<{ passages: string[]; vectors: Float32Array[] }> {
     const passages = splitPassages(text).map((p) => p.text);
     return { passages, vectors: passages.length ? await this.deps.embedder.embed(passages) : [] };
   }
-}
-
-const parts = new WeakMap<OwnerActor, OwnerDocuments>();
-
-/**
- * The document part of an owner's actor, created on first use and living as long as the actor does; its
- * writes go through the actor's mailbox, so documents and graph writes of one owner are serial.
- */
-export function documentsOf(actor: OwnerActor, deps: OwnerDocumentsDeps): OwnerDocuments {
-  let part = parts.get(actor);
-  if (!part) {
-    part = new OwnerDocuments(actor.scope, (fn) => actor.write(fn), deps);
-    parts.set(actor, part);
-  }
-  return part;
 }

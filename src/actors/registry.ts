@@ -8,36 +8,38 @@ export interface RegistryOptions {
   /** An actor unused this long is dropped (it is rebuilt from LMDB on next use). */
   idleMs: number;
   /**
-   * Most facts held in memory across all actors (each actor keeps its owner's fact index); least
-   * recently used idle actors go first. One owner larger than this is still served, alone.
+   * The residency budget: bytes of owner state held in memory across all actors (facts, vectors and the
+   * actors themselves, as `OwnerActor.weight` counts them). Least recently used actors go first; an
+   * owner larger than the whole budget is still served, alone. Unbounded when absent.
    */
-  maxCachedFacts?: number;
+  maxResidentBytes?: number;
 }
 
 /**
- * Scope → actor, created on first use. An actor evicted while it still has commands in flight moves to
- * `draining` and is handed out again until it is idle, so one owner never has two writers at once.
+ * Scope → actor, created on first use, with one residency budget over everything the actors hold. An
+ * actor leaving the cache (budget, count or idle time) drops its state once it is idle: its facts, and its
+ * vector index, written back to disk. One evicted while it still has work in flight moves to `draining`
+ * and is handed out again until it is idle, so one owner never has two writers (or two indexes) at once.
  */
 export class ActorRegistry {
   private readonly draining = new Map<string, OwnerActor>();
   private readonly cache: LRUCache<string, Entry>;
+  private readonly maxSize: number | undefined;
+  private closing = false;
 
   constructor(
     private readonly deps: OwnerActorDeps,
     options: RegistryOptions,
   ) {
-    const maxSize = options.maxCachedFacts;
+    const maxSize = (this.maxSize = options.maxResidentBytes);
     this.cache = new LRUCache<string, Entry>({
       max: options.maxActors,
-      // An owner larger than the whole budget is charged the whole budget, so it is kept, alone.
-      ...(maxSize === undefined ? {} : { maxSize, sizeCalculation: (entry: Entry) => Math.min(maxSize, 1 + entry.charged) }),
+      ...(maxSize === undefined ? {} : { maxSize, sizeCalculation: (entry: Entry) => this.sizeOf(entry.charged) }),
       ttl: options.idleMs,
       updateAgeOnGet: true,
       ttlAutopurge: true,
-      dispose: (entry, key, reason) => {
-        // 'set' is a re-charge of the same actor, not its departure.
-        if (reason !== 'set' && entry.actor.busy) this.draining.set(key, entry.actor);
-      },
+      // 'set' is a re-charge of the same actor, not its departure.
+      dispose: (entry, key, reason) => reason !== 'set' && !this.closing && this.release(key, entry.actor),
     });
   }
 
@@ -45,29 +47,79 @@ export class ActorRegistry {
     return this.cache.size;
   }
 
+  /** Bytes the actors in the cache hold now (draining actors are on their way out and not counted). */
+  get residentBytes(): number {
+    let sum = 0;
+    for (const { actor } of this.cache.values()) sum += actor.weight;
+    return sum;
+  }
+
   actorFor(scope: Scope): OwnerActor {
-    // Length-prefixed, so no two scopes share a key whatever characters they hold.
-    const key = `${scope.tenant.length}:${scope.tenant}${scope.partition === null ? '-' : `${scope.partition.length}:${scope.partition}`}${scope.entityId}`;
+    const key = keyOf(scope);
     const entry = this.cache.get(key);
-    if (entry) {
-      if (drifted(entry)) this.admit(key, entry.actor);
-      return entry.actor;
-    }
+    if (entry) return entry.actor;
     let actor = this.draining.get(key);
     if (actor) this.draining.delete(key);
-    actor ??= new OwnerActor(scope, this.deps);
-    this.admit(key, actor);
-    this.sweepDraining();
+    actor ??= this.create(key, scope);
+    this.charge(key, actor);
+    return actor;
+  }
+
+  /** Waits for the work in flight of every actor, then drops them all, writing vector indexes back (shutdown). */
+  async close(): Promise<void> {
+    const actors = [...this.draining.values(), ...[...this.cache.values()].map((entry) => entry.actor)];
+    this.closing = true;
+    this.draining.clear();
+    this.cache.clear();
+    await Promise.all(
+      actors.map(async (actor) => {
+        while (actor.busy) await actor.idle();
+        await actor.unload();
+      }),
+    );
+  }
+
+  private create(key: string, scope: Scope): OwnerActor {
+    const actor: OwnerActor = new OwnerActor(scope, this.deps, () => this.resized(key, actor));
     return actor;
   }
 
   /** (Re)inserts an actor charged with its current weight; lru-cache sizes an entry only when it is set. */
-  private admit(key: string, actor: OwnerActor): void {
+  private charge(key: string, actor: OwnerActor): void {
     this.cache.set(key, { actor, charged: actor.weight });
   }
 
-  private sweepDraining(): void {
-    for (const [key, actor] of this.draining) if (!actor.busy) this.draining.delete(key);
+  /**
+   * An actor's weight changed: it is re-charged at once (evicting the least recently used others when it
+   * no longer fits), so the budget always counts what the cached actors hold.
+   */
+  private resized(key: string, actor: OwnerActor): void {
+    if (this.maxSize === undefined) return;
+    const entry = this.cache.peek(key);
+    // Draining or gone: not counted, and it drops its state once idle.
+    if (entry?.actor === actor && entry.charged !== actor.weight) this.charge(key, actor);
+  }
+
+  /** An owner larger than the whole budget is charged the whole budget, so it is kept, alone. */
+  private sizeOf(weight: number): number {
+    return Math.max(1, Math.min(this.maxSize ?? Infinity, Math.ceil(weight)));
+  }
+
+  /** The actor left the cache: its state goes once it is idle, unless it is handed out again before. */
+  private release(key: string, actor: OwnerActor): void {
+    if (!actor.busy) {
+      void actor.unload();
+      return;
+    }
+    this.draining.set(key, actor);
+    void this.drain(key, actor);
+  }
+
+  private async drain(key: string, actor: OwnerActor): Promise<void> {
+    while (actor.busy) await actor.idle();
+    if (this.draining.get(key) !== actor) return;
+    this.draining.delete(key);
+    await actor.unload();
   }
 }
 
@@ -77,7 +129,7 @@ interface Entry {
   charged: number;
 }
 
-/** Re-charging on every call would cost a cache write per request; facts arrive one at a time. */
-function drifted(entry: Entry): boolean {
-  return Math.abs(entry.actor.weight - entry.charged) > Math.max(64, entry.charged / 8);
+/** Length-prefixed, so no two scopes share a key whatever characters they hold. */
+function keyOf(scope: Scope): string {
+  return `${scope.tenant.length}:${scope.tenant}${scope.partition === null ? '-' : `${scope.partition.length}:${scope.partition}`}${scope.entityId}`;
 }

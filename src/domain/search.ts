@@ -27,8 +27,3 @@ export function bestPerDocument<T extends PassageHit>(hits: T[], k: number, maxD
     .sort((a, b) => a.distance - b.distance || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0))
     .slice(0, k);
 }
-
-/** Whether a principal may see a record with this read ACL (null: everyone in scope). */
-export function canRead(readers: readonly string[] | null, principal: string): boolean {
-  return readers === null || readers.includes(principal);
-}

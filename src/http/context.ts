@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { DocumentServices } from '../actors/owner-documents.js';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyRing, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
@@ -8,7 +9,6 @@ import type { Logger } from '../log.js';
 import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
-import type { DocumentServices } from './document-services.js';
 
 /** Everything the HTTP layer needs, built by the composition root (`main.ts`) or by tests. */
 export interface AppDeps {

@@ -1,7 +1,6 @@
 import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
-import { canRead } from '../domain/search.js';
-import type { OwnerVectorIndex } from '../vector/owner-index.js';
+import { canRead } from '../domain/access.js';
 import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /** One embedded passage as stored: its document, its text and its vector (float32 bytes). */
@@ -144,24 +143,23 @@ export class DocumentStore extends DocumentRecords {
     return stale.length;
   }
 
+  /** Whether the owner ever stored a passage (a search of an owner without one needs no index). */
+  hasPassages(scope: Scope): boolean {
+    return ((this.store.records.get([...scopeKey(scope), 'vseq']) as number | undefined) ?? 0) > 0;
+  }
+
   /**
-   * Fills a fresh index with the owner's documents and passages: sequential range scans in chunks, yielding
-   * to the event loop between chunks so a large owner's first use does not stall other requests. Writes
-   * that commit meanwhile are applied to the index by their own actor once the load has finished.
+   * Visits the owner's passages in label order. Like `scanDocuments`, it reads sequential ranges in chunks,
+   * each from a fresh snapshot, and yields to the event loop between chunks, so reading a large owner does
+   * not stall other requests; writes that commit meanwhile may or may not be visited.
    */
-  async loadInto(scope: Scope, index: OwnerVectorIndex, chunk = 4000): Promise<void> {
-    const s = scopeKey(scope);
-    const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
-    await this.scan([...s, 'psg'], chunk, (key, value) => {
-      const passage = value as PassageRecord;
-      let list = passagesOf.get(passage.doc_id);
-      if (!list) passagesOf.set(passage.doc_id, (list = []));
-      list.push({ label: key.at(-1) as number, vector: toFloat32(passage.vector) });
-    });
-    await this.scan([...s, 'doc'], chunk, (_key, value) => {
-      const doc = value as StoredDocument;
-      index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passagesOf.get(doc.doc_id) ?? []);
-    });
+  scanPassages(scope: Scope, visit: (label: number, passage: PassageRecord) => void, chunk = SCAN_CHUNK): Promise<void> {
+    return this.scan([...scopeKey(scope), 'psg'], chunk, (key, value) => visit(key.at(-1) as number, value as PassageRecord));
+  }
+
+  /** Visits the owner's documents (soft-deleted ones included) in id order, chunked as `scanPassages`. */
+  scanDocuments(scope: Scope, visit: (doc: StoredDocument) => void, chunk = SCAN_CHUNK): Promise<void> {
+    return this.scan([...scopeKey(scope), 'doc'], chunk, (_key, value) => visit(value as StoredDocument));
   }
 
   /** Visits `records` under `prefix` in chunks of `chunk`, each from a fresh snapshot, resuming after the last key. */
@@ -185,6 +183,9 @@ export class DocumentStore extends DocumentRecords {
     }
   }
 }
+
+/** Records read per snapshot by the scans: ~4,000 passages of 384 dimensions are ~6 MB. */
+const SCAN_CHUNK = 4000;
 
 /** Staged media by time, across scopes. A number first: tenant keys are strings, so it never meets a scope. */
 const PENDING_BY_TIME: Key = [0, 'pending'];

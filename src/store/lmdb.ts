@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { Scope, TenantScope } from '../domain/scope.js';
+import type { Scope } from '../domain/scope.js';
 
 /** lmdb-js orders array keys element by element: numbers before strings. */
 export type KeyPart = string | number;
@@ -54,10 +54,6 @@ export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
 
 export function scopeKey(scope: Scope): Key {
   return [scope.tenant, scope.partition ?? '', scope.entityId];
-}
-
-export function tenantKey(scope: TenantScope): Key {
-  return [scope.tenant, scope.partition ?? ''];
 }
 
 /** Iterates the keys under `prefix`, ascending or descending, optionally from a bound within it. */

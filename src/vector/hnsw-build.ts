@@ -6,6 +6,9 @@ export interface HnswParams {
   efConstruction: number;
 }
 
+/** The graph every owner's index is built with (docs/search.md: recall@10 0.974 at ef 400 on 100k passages). */
+export const HNSW_DEFAULTS: HnswParams = { m: 32, efConstruction: 200 };
+
 /**
  * Builds an hnswlib-node index off the event loop (a 100k build takes about a minute) and writes it to
  * `file`. The worker runs plain JavaScript given as source, so it works the same under tsx, vitest and the

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
-import { bestPerDocument, canRead, type PassageHit } from '../domain/search.js';
+import { canRead } from '../domain/access.js';
+import { bestPerDocument, type PassageHit } from '../domain/search.js';
 import type { Modality } from '../domain/documents.js';
 import { exactSearch } from './exact.js';
 import { buildHnswFile, type HnswParams } from './hnsw-build.js';
@@ -75,6 +76,18 @@ export class OwnerVectorIndex {
   /** Whether searches go through hnswlib (else exact). */
   get approximate(): boolean {
     return this.hnsw !== null;
+  }
+
+  /**
+   * Bytes this index holds in memory, roughly: the vector array as allocated, ~24 B per label slot, ~600 B
+   * per document (its filter facts and labels; measured with 50,000 documents), and per hnswlib element
+   * its vector, its level-0 links and ~560 B more (label map, lock, upper levels; measured: 2,355 B per
+   * element at 384 dimensions and M=32).
+   */
+  get residentBytes(): number {
+    const { dims, m } = this.options;
+    const hnsw = this.hnsw ? this.hnsw.getCurrentCount() * (dims * 4 + 8 * m + 564) : 0;
+    return this.vectors.byteLength + this.docOf.length * 24 + this.docs.size * 600 + hnsw;
   }
 
   /** Resolves once any build or load under way has finished. */

@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActorRegistry } from '../../src/actors/registry.js';
-import { documentsOf } from '../../src/actors/owner-documents.js';
+import { loadConfig } from '../../src/config.js';
 import type { DocumentWriteHook, StoredDocument } from '../../src/domain/documents.js';
 import { createLogger } from '../../src/log.js';
+import { createDocumentBackends } from '../../src/server.js';
 import { GraphStore } from '../../src/store/graph.js';
 import { openStore } from '../../src/store/lmdb.js';
+import { fillIndex } from '../../src/vector/indexes.js';
 import { LocalEmbedder } from '../../src/vector/local-embedder.js';
-import { createDocumentBackends } from '../../src/vector/setup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engram-hooks-'));
 const store = openStore(dir);
+const config = loadConfig({ DATA_DIR: dir });
+const backendsWith = (hooks: DocumentWriteHook[]) => createDocumentBackends(config, store, createLogger('silent'), hooks);
 afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -29,11 +32,10 @@ describe('document write hooks (the field indexes plug in here)', () => {
         calls.push({ previous, next, committedBefore: stored?.updated_at === next?.updated_at && stored?.deleted_at === next?.deleted_at });
       },
     };
-    const embedder = new LocalEmbedder();
-    const backends = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [hook], log: createLogger('silent') });
-    const actors = new ActorRegistry({ store, graph: new GraphStore(store), clock: { now: () => Date.now() } }, { maxActors: 10, idleMs: 60_000 });
+    const backends = backendsWith([hook]);
+    const actors = new ActorRegistry({ store, graph: new GraphStore(store), clock: { now: () => Date.now() }, documents: backends }, { maxActors: 10, idleMs: 60_000 });
     const scope = { tenant: 'acme', partition: null, entityId: 'owner' };
-    const part = documentsOf(actors.actorFor(scope), { ...backends, embedder });
+    const part = actors.actorFor(scope).documents;
 
     const doc = await part.insert({ doc_id: 'doc_1', tenant: 'acme', entity_id: 'owner', partition: null, modality: 'text', content_type: 'text/plain', cid: 'mgc1-x', content: 'hello hooks' });
     await part.softDelete('doc_1', 'p');
@@ -51,14 +53,13 @@ describe('document write hooks (the field indexes plug in here)', () => {
     expect(calls[0]!.next).toEqual(doc);
     expect(calls.every((c) => !c.committedBefore)).toBe(true);
     expect(backends.docs.get(scope, 'doc_1')).toBeUndefined();
-    await backends.indexes.closeAll();
+    await actors.close();
   });
 });
 
 describe('abandoned media sweep', () => {
   it('removes media staged before the cutoff and keeps newer staged media', async () => {
-    const embedder = new LocalEmbedder();
-    const { docs, indexes } = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [], log: createLogger('silent') });
+    const { docs } = backendsWith([]);
     const scope = { tenant: 'acme', partition: 'p1', entityId: 'sweeper' };
     const staged = (docId: string, at: number): StoredDocument => ({
       doc_id: docId, cid: 'mgc1-x', tenant: 'acme', entity_id: 'sweeper', partition: 'p1', modality: 'image', content_type: 'image/png',
@@ -75,14 +76,13 @@ describe('abandoned media sweep', () => {
     expect(await docs.sweepPending(5_000)).toBe(0);
     await store.transaction(() => docs.removePending(scope, 'new'));
     expect(await docs.sweepPending(10_000)).toBe(0);
-    await indexes.closeAll();
   });
 });
 
 describe('loading an owner index from LMDB in chunks', () => {
   it('loads every passage and document across chunk boundaries, the same as one chunk', async () => {
     const embedder = new LocalEmbedder();
-    const { docs, indexes } = createDocumentBackends({ store, dataDir: dir, encryptionKey: undefined, embedder, hooks: [], log: createLogger('silent') });
+    const { docs } = backendsWith([]);
     const scope = { tenant: 'acme', partition: null, entityId: 'chunky' };
     const texts = Array.from({ length: 23 }, (_, i) => `document number ${i} about topic ${i % 5}`);
     await store.transaction(() => {
@@ -100,8 +100,8 @@ describe('loading an owner index from LMDB in chunks', () => {
     const make = () => new OwnerVectorIndex({ dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
     const small = make();
     const whole = make();
-    await docs.loadInto(scope, small, 3);
-    await docs.loadInto(scope, whole, 10_000);
+    await fillIndex(docs, scope, small, 3);
+    await fillIndex(docs, scope, whole, 10_000);
     expect(small.size).toBe(46);
     const query = embedder.embedOne('document number 7 about topic 2');
     const ids = (index: typeof small) => index.search(query, 30, { principal: 'p' }).map((h) => h.docId);
@@ -109,6 +109,5 @@ describe('loading an owner index from LMDB in chunks', () => {
     expect(ids(small)).toHaveLength(22);
     expect(ids(small)).not.toContain('doc_4');
     expect(small.search(query, 30, { principal: 'p', modality: 'image' })).toHaveLength(11);
-    await indexes.closeAll();
   });
 });

@@ -25,8 +25,11 @@ async function topHit(s: TestService, q: string, extra = ''): Promise<string | u
   return res.body.results[0]?.passage;
 }
 
+const owner = { tenant: 'acme', partition: null, entityId: 'idx' };
+const ownerIndex = (s: TestService) => s.deps.actors.actorFor(owner).documents.vectorIndex();
+
 async function settle(s: TestService): Promise<void> {
-  await (await s.deps.documents!.indexes.get({ tenant: 'acme', partition: null, entityId: 'idx' })).settled();
+  await (await ownerIndex(s)).settled();
 }
 
 describe('vector index above the exact threshold', () => {
@@ -35,7 +38,7 @@ describe('vector index above the exact threshold', () => {
     const ids: string[] = [];
     for (const content of texts) ids.push((await svc.call('POST', '/v1/documents?entity_id=idx', { body: { content } })).body.doc_id);
     await settle(svc);
-    expect((await svc.deps.documents!.indexes.get({ tenant: 'acme', partition: null, entityId: 'idx' })).approximate).toBe(true);
+    expect((await ownerIndex(svc)).approximate).toBe(true);
     expect(await topHit(svc, texts[42]!)).toBe(texts[42]);
 
     await svc.call('DELETE', `/v1/documents/${ids[42]}?entity_id=idx`);
@@ -60,7 +63,7 @@ describe('vector index above the exact threshold', () => {
     svc = await startTestService({ dataDir, env });
     expect(await topHit(svc, texts[13]!)).toBe(texts[13]);
     await settle(svc);
-    expect((await svc.deps.documents!.indexes.get({ tenant: 'acme', partition: null, entityId: 'idx' })).approximate).toBe(true);
+    expect((await ownerIndex(svc)).approximate).toBe(true);
     expect(await topHit(svc, texts[13]!)).toBe(texts[13]);
     expect(await topHit(svc, texts[7]!)).not.toBe(texts[7]);
     const filtered = await svc.call('GET', `/v1/search?entity_id=idx&k=100&q=glacier&modality=image`);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FactCommand } from '../../src/actors/owner-actor.js';
-import { OwnerFacts } from '../../src/actors/owner-facts.js';
+import { FactOverlay } from '../../src/actors/fact-overlay.js';
+import { FACT_BYTES } from '../../src/actors/owner-facts.js';
 import { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { Fact } from '../../src/domain/facts.js';
@@ -42,7 +43,7 @@ describe('OwnerFacts overlay', () => {
   });
 
   it('shows staged writes to planning only, and to readers once settled', () => {
-    const facts = new OwnerFacts([stored('a')]);
+    const facts = new FactOverlay([stored('a')]);
     const seq = facts.stage([stored('a', 20), stored('b')]);
     expect(facts.view.get('a')!.invalid_from).toBe(20);
     expect(facts.view.activeFacts().map((f) => f.fact_id)).toEqual(['b']);
@@ -55,7 +56,7 @@ describe('OwnerFacts overlay', () => {
   });
 
   it('forgets a failed batch without losing a later staged version of the same fact', () => {
-    const facts = new OwnerFacts([stored('a')]);
+    const facts = new FactOverlay([stored('a')]);
     const failed = facts.stage([stored('a', 20)]);
     const later = facts.stage([stored('a', 15)]);
     facts.discard(failed);
@@ -69,13 +70,12 @@ describe('OwnerFacts overlay', () => {
 describe('OwnerActor facts', () => {
   let temp: TempGraph;
   let store: Store;
-  let graph: GraphStore;
   let clock: ManualClock;
   let actors: ActorRegistry;
 
   beforeEach(() => {
     temp = openTempGraph('engram-actor-facts-');
-    ({ store, graph, actors, clock } = temp);
+    ({ store, actors, clock } = temp);
   });
 
   afterEach(() => temp.close());
@@ -120,7 +120,7 @@ describe('OwnerActor facts', () => {
       }
     }
     const failing = new FailingGraph(store);
-    const actor = new ActorRegistry({ store, graph: failing, clock }, { maxActors: 10, idleMs: 60_000 }).actorFor(owner);
+    const actor = new ActorRegistry({ ...temp.deps, graph: failing }, { maxActors: 10, idleMs: 60_000 }).actorFor(owner);
     const paris = await actor.assertFact(command('city', 'Paris'));
     clock.advance(1000);
     failing.failNext = true;
@@ -151,7 +151,7 @@ describe('OwnerActor facts', () => {
     for (const f of facts.filter((_, i) => i % 11 === 0)) writes.push(actor.retractFact(f.fact_id));
     await Promise.all(writes);
 
-    const fresh = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
+    const fresh = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
     for (const query of [{ limit: 1000 }, { include_inactive: true, limit: 1000 }, { as_of: facts[120]!.observed_at, limit: 1000 }, { predicate: 'p3', include_inactive: true, limit: 1000 }]) {
       expect(fresh.facts().list(query)).toEqual(actor.facts().list(query));
     }
@@ -159,7 +159,7 @@ describe('OwnerActor facts', () => {
   });
 
   it('evicts idle owners when the facts held in memory exceed the budget, and serves them again from LMDB', async () => {
-    const small = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000, maxCachedFacts: 150 });
+    const small = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000, maxResidentBytes: 150 * FACT_BYTES });
     const scope = (n: number): Scope => ({ ...owner, entityId: `user-${n}` });
     for (let n = 0; n < 3; n++) {
       const actor = small.actorFor(scope(n));
@@ -175,7 +175,7 @@ describe('OwnerActor facts', () => {
     const seed = actors.actorFor(scope(1));
     await Promise.all(Array.from({ length: 100 }, (_, i) => seed.assertFact(command(`p${i}`, 'x', { cardinality: 'multi' }))));
 
-    const small = new ActorRegistry({ store, graph, clock }, { maxActors: 100, idleMs: 60_000, maxCachedFacts: 100 });
+    const small = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000, maxResidentBytes: 100 * FACT_BYTES });
     const busy = small.actorFor(scope(0));
     const inFlight = busy.assertFact(command('late', 'y'));
     const big = small.actorFor(scope(1));

@@ -1,8 +1,8 @@
-import { AppError, notFound, unavailable } from '../../errors.js';
+import { canRead } from '../../domain/access.js';
+import { AppError, notFound } from '../../errors.js';
 import { scopeOf } from '../../jobs/contract.js';
 import { contentId, mintId } from '../../ids.js';
 import type { AppContext, AppDeps } from '../context.js';
-import { ownerDocuments, type DocumentServices } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
@@ -15,12 +15,8 @@ import {
 import { OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
 import { documentJson } from '../serialize-documents.js';
+import { documentServices, ownerDocuments } from '../services.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
-
-export function documentServices(deps: AppDeps): DocumentServices {
-  if (!deps.documents) throw unavailable('documents are not configured on this node');
-  return deps.documents;
-}
 
 export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   const json = (doc: Parameters<typeof documentJson>[0]) => documentJson(doc, deps.documentFields?.(doc) ?? {});
@@ -34,7 +30,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     if (bytes > services.limits.documentBytes) {
       throw new AppError('payload_too_large', `content must be at most ${services.limits.documentBytes} bytes of UTF-8, got ${bytes}`);
     }
-    const doc = await ownerDocuments(deps.actors, services, scope).insert({
+    const doc = await ownerDocuments(deps, scope).insert({
       ...body,
       doc_id: mintId('doc'),
       tenant: scope.tenant,
@@ -78,7 +74,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     const { hard = false, ...owner } = parseQuery(ctx, DocumentDeleteQuerySchema);
     const scope = ownerScope(ctx.state.principal, owner);
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
-    const part = ownerDocuments(deps.actors, documentServices(deps), scope);
+    const part = ownerDocuments(deps, scope);
     if (hard) {
       await part.hardDelete(docId, ctx.state.principal.principal);
       ctx.status = 204;
@@ -90,7 +86,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/documents/:doc_id/restore', async (ctx) => {
     const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
-    ctx.body = json(await ownerDocuments(deps.actors, documentServices(deps), scope).restore(docId, ctx.state.principal.principal));
+    ctx.body = json(await ownerDocuments(deps, scope).restore(docId, ctx.state.principal.principal));
   });
 }
 
@@ -100,7 +96,7 @@ function readableDoc(ctx: AppContext, deps: AppDeps, rawId: unknown) {
   const docId = parseParam(rawId, 'doc_id', IdSchema);
   const doc = documentServices(deps).docs.get(scope, docId);
   const principal = ctx.state.principal.principal;
-  if (!doc || (doc.readers !== null && !doc.readers.includes(principal))) throw notFound(`document ${docId}`);
+  if (!doc || !canRead(doc.readers, principal)) throw notFound(`document ${docId}`);
   return doc;
 }
 

@@ -1,16 +1,16 @@
+import type { DocumentLimits } from '../../actors/owner-documents.js';
 import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia } from '../../domain/media.js';
 import { AppError, invalidInput, unavailable } from '../../errors.js';
 import { contentId, mintId } from '../../ids.js';
 import { sniffExtension } from '../../media/sniff.js';
 import type { AppDeps } from '../context.js';
-import { ownerDocuments, type DocumentLimits } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { DocumentWriteQuerySchema } from '../schemas/documents.js';
 import { MediaBodySchema, type MediaBody } from '../schemas/media.js';
 import { ownerScope } from '../scope.js';
 import { mediaJson } from '../serialize-documents.js';
+import { documentServices, ownerDocuments } from '../services.js';
 import { parseBody, parseQuery } from '../validate.js';
-import { documentServices } from './documents.js';
 
 /** The JSON body limit of the media route: base64 of the largest payload plus room for its text. */
 export function mediaBodyLimit(limits: DocumentLimits): number {
@@ -44,7 +44,7 @@ export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
       readers: readers ?? null,
     };
     const sealed = services.cipher.seal(scope.tenant, docId, bytes);
-    const part = ownerDocuments(deps.actors, services, scope);
+    const part = ownerDocuments(deps, scope);
     if (clientText !== undefined) {
       const doc = await part.insert({ ...input, derived_text: clientText, derived_by: 'client' }, sealed);
       ctx.status = 201;
@@ -58,8 +58,9 @@ export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
     try {
       await services.captioner.caption({ scope, docId, route: route.route.name });
     } catch (error) {
-      // Nothing is kept when the provider fails: the staged bytes go too.
-      await part.discardPending(docId).catch(() => undefined);
+      // Nothing is kept when the provider fails: the staged bytes go too. The owner's actor is looked up
+      // again: the one that staged them may have been evicted while the workflow ran.
+      await ownerDocuments(deps, scope).discardPending(docId).catch(() => undefined);
       throw error;
     }
     const doc = services.docs.get(scope, docId);

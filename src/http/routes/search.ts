@@ -3,17 +3,16 @@ import type { Principal } from '../../auth/keys.js';
 import type { Scope } from '../../domain/scope.js';
 import { normalise } from '../../vector/embedder.js';
 import type { AppDeps } from '../context.js';
-import { ownerDocuments } from '../document-services.js';
 import type { AppRouter } from '../router.js';
 import { BatchSearchBodySchema, EmbedSearchBodySchema, OwnerSearchQuerySchema, SEARCH_K_DEFAULT, SearchQuerySchema, type SearchOptions } from '../schemas/search.js';
 import { ownerScope } from '../scope.js';
 import { hitJson } from '../serialize-documents.js';
+import { documentServices, ownerDocuments } from '../services.js';
 import { parseBody, parseQuery } from '../validate.js';
-import { documentServices } from './documents.js';
 
 export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
   const run = async (scope: Scope, principal: Principal, vector: Float32Array, options: SearchOptions) => {
-    const hits = await ownerDocuments(deps.actors, documentServices(deps), scope).search(vector, options.k ?? SEARCH_K_DEFAULT, {
+    const hits = await ownerDocuments(deps, scope).search(vector, options.k ?? SEARCH_K_DEFAULT, {
       principal: principal.principal,
       modality: options.modality,
       maxDistance: options.max_distance,

@@ -1,0 +1,79 @@
+import { FactIndex } from '../domain/fact-index.js';
+import { byObservedDesc, type Fact, type SubjectType } from '../domain/facts.js';
+
+/** What a fact command decides from: the owner's facts including its own queued, not yet committed writes. */
+export interface FactPlanningView {
+  get(id: string): Fact | undefined;
+  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): Fact[];
+  activeFacts(): Fact[];
+}
+
+/**
+ * One owner's facts in memory: `committed` is what readers see (exactly what LMDB has acknowledged);
+ * writes staged by commands whose transaction has not committed yet form an overlay that only later
+ * commands of the same owner plan on. So an owner's writes still share commits with each other (the
+ * mailbox does not wait for a commit), and no reader ever sees a write that could still be lost.
+ */
+export class FactOverlay {
+  readonly committed: FactIndex;
+  /** Newest staged version of each fact with writes in flight, and the batch that staged it. */
+  private readonly pending = new Map<string, { fact: Fact; seq: number }>();
+  private readonly staged = new Map<number, Fact[]>();
+  private nextSeq = 0;
+
+  constructor(stored: Iterable<Fact>) {
+    this.committed = new FactIndex(stored);
+  }
+
+  /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
+  stage(writes: Fact[]): number {
+    const seq = this.nextSeq++;
+    this.staged.set(seq, writes);
+    for (const fact of writes) this.pending.set(fact.fact_id, { fact, seq });
+    return seq;
+  }
+
+  /** The writes of `seq` committed: readers see them now. */
+  settle(seq: number): void {
+    for (const fact of this.take(seq)) this.committed.upsert(fact);
+  }
+
+  /** The writes of `seq` failed to commit: they never happened. */
+  discard(seq: number): void {
+    this.take(seq);
+  }
+
+  readonly view: FactPlanningView = {
+    get: (id) => this.pending.get(id)?.fact ?? this.committed.get(id),
+    neighbourhood: (subjectType, subjectId, predicate, at) => {
+      const inFlight = this.inFlight((f) => f.subject_type === subjectType && f.subject_id === subjectId && f.predicate === predicate);
+      const laterInFlight = inFlight.some((f) => f.observed_at > at);
+      const found = new Map<string, Fact>();
+      for (const f of this.committed.neighbourhood(subjectType, subjectId, predicate, at, laterInFlight)) found.set(f.fact_id, f);
+      for (const f of inFlight) found.set(f.fact_id, f);
+      return [...found.values()];
+    },
+    activeFacts: () => {
+      if (this.pending.size === 0) return this.committed.activeFacts();
+      const found = new Map<string, Fact>();
+      for (const f of this.committed.activeFacts()) found.set(f.fact_id, f);
+      for (const f of this.inFlight(() => true)) found.set(f.fact_id, f);
+      return [...found.values()].filter((f) => f.invalid_from === null).sort(byObservedDesc);
+    },
+  };
+
+  private inFlight(matches: (f: Fact) => boolean): Fact[] {
+    const out: Fact[] = [];
+    for (const { fact } of this.pending.values()) if (matches(fact)) out.push(fact);
+    return out;
+  }
+
+  private take(seq: number): Fact[] {
+    const writes = this.staged.get(seq) ?? [];
+    this.staged.delete(seq);
+    for (const fact of writes) {
+      if (this.pending.get(fact.fact_id)?.seq === seq) this.pending.delete(fact.fact_id);
+    }
+    return writes;
+  }
+}
