@@ -2,7 +2,7 @@ import type { ConsolidationReport } from '../src/domain/consolidation.js';
 import type { StoredDocument } from '../src/domain/documents.js';
 import type { Scope } from '../src/domain/scope.js';
 import type { BackfillRef } from '../src/jobs/contract.js';
-import type { MediaRoute } from '../src/providers/media-provider.js';
+import type { MediaRoute } from '../src/config.js';
 
 /**
  * What the activities need from the rest of the service, declared here as structural ports (the

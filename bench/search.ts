@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   // 1. One owner's documents (one passage each) written straight to LMDB, as a restore would.
   const store = openStore(dataDir);
   const config = loadConfig({ DATA_DIR: dataDir });
-  const ef = config.env.VECTOR_EF;
+  const ef = config.vector.ef;
   const { docs, indexes } = createDocumentBackends(config, store, log, []);
   const texts = Array.from({ length: PASSAGES }, () => corpus.sentence(8, 24));
   const flat = new Float32Array(PASSAGES * 384);

@@ -30,9 +30,9 @@ const EnvSchema = z.object({
   MEDIA_PROVIDER_PHI_SAFE: boolFromEnv.default(false),
   EMBEDDINGS_URL: z.string().url().optional(),
   EMBEDDINGS_KEY: z.string().optional(),
-  EMBEDDINGS_MODEL: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   /** Dimension of the provider's vectors (`EMBEDDINGS_URL`); the local embedder has 384. */
-  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(8192).optional(),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(8192).default(1536),
   /** Document and media limits (DECISIONS.md): text content, decoded media, caption, transcript (bytes). */
   DOCUMENT_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
@@ -121,12 +121,53 @@ export const TemporalFileSchema = z.strictObject({
 });
 export type TemporalFile = z.infer<typeof TemporalFileSchema>;
 
-export type Env = z.infer<typeof EnvSchema>;
+type Env = z.infer<typeof EnvSchema>;
 
+/** A provider route that derives text from media; `phiSafe` routes may see PHI-strict tenants' media. */
+export interface MediaRoute {
+  name: string;
+  kind: 'caption' | 'transcribe';
+  url: string;
+  model?: string | undefined;
+  phiSafe: boolean;
+}
+
+/** Byte limits of documents and media (DECISIONS.md, Media and documents). */
+export interface DocumentLimits {
+  documentBytes: number;
+  mediaBytes: number;
+  captionBytes: number;
+  transcriptBytes: number;
+}
+
+/** Which embedder the node runs: the built-in local one, or an OpenAI-compatible `/embeddings` provider. */
+export type EmbedderConfig =
+  | { kind: 'local' }
+  | { kind: 'provider'; url: string; key: string | undefined; model: string; dimensions: number };
+
+/**
+ * The configuration compiled into one section per part; each part is handed its own section only.
+ * Defaults live in the schemas above and nowhere else.
+ */
 export interface Config {
-  env: Env;
+  /** Where every durable file of the node lives (DATA_DIR, resolved). */
   dataDir: string;
-  temporal: TemporalFile & { embedded: boolean };
+  log: { level: Env['LOG_LEVEL'] };
+  http: { port: number; host: string; jsonBodyLimit: number };
+  auth: { apiKeysFile: string | undefined };
+  store: { sync: Env['STORE_SYNC'] };
+  actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
+  vector: { exactMax: number; ef: number };
+  embedder: EmbedderConfig;
+  documents: { limits: DocumentLimits; encryptionKey: string | undefined };
+  query: { maxGroups: number; maxScanned: number; backfillPageSize: number };
+  temporal: TemporalFile & {
+    enabled: boolean;
+    /** Whether this node starts its own dev server (TEMPORAL_ADDRESS unset and dev_server.enabled). */
+    embedded: boolean;
+    cli: { path: string | undefined; searchPath: string };
+  };
+  media: { routes: MediaRoute[]; providerKey: string | undefined; timeoutMs: number };
 }
 
 /** Parses the environment and `temporal.yaml` once; throws a readable error when either is invalid. */
@@ -134,16 +175,47 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const env = parseOrThrow(EnvSchema, source, 'environment');
   const yamlText = readOptional(resolve(env.TEMPORAL_CONFIG));
   const file = parseOrThrow(TemporalFileSchema, yamlText ? (parseYaml(yamlText) ?? {}) : {}, env.TEMPORAL_CONFIG);
+  return compile(env, file);
+}
+
+function compile(env: Env, file: TemporalFile): Config {
   return {
-    env,
     dataDir: resolve(env.DATA_DIR),
+    log: { level: env.LOG_LEVEL },
+    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES },
+    auth: { apiKeysFile: env.API_KEYS_FILE },
+    store: { sync: env.STORE_SYNC },
+    actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },
+    vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF },
+    embedder: env.EMBEDDINGS_URL
+      ? { kind: 'provider', url: env.EMBEDDINGS_URL, key: env.EMBEDDINGS_KEY, model: env.EMBEDDINGS_MODEL, dimensions: env.EMBEDDINGS_DIMENSIONS }
+      : { kind: 'local' },
+    documents: {
+      limits: { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES },
+      encryptionKey: env.ENCRYPTION_KEY,
+    },
+    query: { maxGroups: env.QUERY_MAX_GROUPS, maxScanned: env.QUERY_MAX_SCANNED, backfillPageSize: env.BACKFILL_PAGE_SIZE },
     temporal: {
       ...file,
       address: env.TEMPORAL_ADDRESS ?? file.address,
       task_queue: env.TEMPORAL_TASK_QUEUE ?? file.task_queue,
+      enabled: env.TEMPORAL_ENABLED,
       embedded: env.TEMPORAL_ADDRESS === undefined && file.dev_server.enabled,
+      cli: { path: env.TEMPORAL_CLI_PATH, searchPath: env.PATH },
     },
+    media: { routes: mediaRoutes(env, file), providerKey: env.MEDIA_PROVIDER_KEY, timeoutMs: file.media.caption_timeout_ms },
   };
+}
+
+/** temporal.yaml's `media.routes`, then `MEDIA_PROVIDER_URL` as the `default` route of both kinds. */
+function mediaRoutes(env: Env, file: TemporalFile): MediaRoute[] {
+  const routes: MediaRoute[] = file.media.routes.map((r) => ({ name: r.name, kind: r.kind, url: r.url, model: r.model, phiSafe: r.phi_safe }));
+  const url = env.MEDIA_PROVIDER_URL;
+  if (url) {
+    const phiSafe = env.MEDIA_PROVIDER_PHI_SAFE;
+    routes.push({ name: 'default', kind: 'caption', url, phiSafe }, { name: 'default', kind: 'transcribe', url, phiSafe });
+  }
+  return routes;
 }
 
 function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {

@@ -11,7 +11,6 @@ import type { DocumentWriteHook } from './domain/documents.js';
 import { createApp } from './http/app.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
-import { mediaRoutesOf } from './providers/media-provider.js';
 import { QueryService } from './query/service.js';
 import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
@@ -42,31 +41,25 @@ export interface ServiceOptions {
 
 /** Composition root: config → store → actors → jobs → HTTP app. `close` stops them in reverse order. */
 export async function composeService(config: Config, options: ServiceOptions = {}): Promise<ComposedService> {
-  const log = options.log ?? createLogger(config.env.LOG_LEVEL);
+  const log = options.log ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock;
-  const store = openStore(config.dataDir, config.env.STORE_SYNC);
+  const store = openStore(config.dataDir, config.store.sync);
   const graph = new GraphStore(store);
-  const fields = new QueryService(store, new DocumentRecords(store), { maxGroups: config.env.QUERY_MAX_GROUPS, maxScanned: config.env.QUERY_MAX_SCANNED });
+  const fields = new QueryService(store, new DocumentRecords(store), config.query);
   const backends = createDocumentBackends(config, store, log, [fields.writer]);
-  const actors = new ActorRegistry({ store, graph, clock, documents: backends }, {
-    maxActors: config.env.MAX_ACTORS,
-    idleMs: config.env.ACTOR_IDLE_MS,
-    maxResidentBytes: config.env.RESIDENT_MAX_BYTES,
-  });
+  const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
   const keys = options.keys ?? loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
-  const { env } = config;
-  const limits = { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES };
-  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits, mediaRoutes: mediaRoutesOf(config) };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const activities = activityPorts(config, actors, fields, staging);
-  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: env.BACKFILL_PAGE_SIZE });
+  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize });
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
     documentFields: (doc) => fields.documentFields(doc),
-    jsonBodyLimit: config.env.JSON_BODY_LIMIT_BYTES,
+    jsonBodyLimit: config.http.jsonBodyLimit,
   };
   return {
     deps,
@@ -82,9 +75,10 @@ export async function composeService(config: Config, options: ServiceOptions = {
 /** The composed service listening on HOST:PORT. `close` stops listening first, then the rest. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const service = await composeService(config, options);
-  const server = await listen(service.app.callback() as RequestListener, config.env.PORT, config.env.HOST);
+  const server = await listen(service.app.callback() as RequestListener, config.http.port, config.http.host);
   const { port } = server.address() as AddressInfo;
-  const url = `http://${config.env.HOST.includes(':') ? `[${config.env.HOST}]` : config.env.HOST}:${port}`;
+  const { host } = config.http;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   service.deps.log.info({ url, dataDir: config.dataDir }, 'engram listening');
   return {
     url,
@@ -99,9 +93,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
 /** Temporal-backed jobs, or 503 for every job when TEMPORAL_ENABLED=false; a failed start closes the store. */
 async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<Jobs> {
-  if (!config.env.TEMPORAL_ENABLED) return disabledJobs();
+  if (!config.temporal.enabled) return disabledJobs();
   try {
-    return await startTemporalJobs(config, deps);
+    return await startTemporalJobs(config.temporal, config.dataDir, deps);
   } catch (error) {
     await store.close();
     throw error;
@@ -122,8 +116,8 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
       },
       routes: documents.mediaRoutes,
       limits: documents.limits,
-      providerKey: config.env.MEDIA_PROVIDER_KEY,
-      timeoutMs: config.temporal.media.caption_timeout_ms,
+      providerKey: config.media.providerKey,
+      timeoutMs: config.media.timeoutMs,
     },
   };
 }
@@ -133,13 +127,11 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
  * documents part is built from. `hooks` is where field indexes plug in.
  */
 export function createDocumentBackends(config: Config, store: Store, log: Logger, hooks: DocumentWriteHook[]): OwnerDocumentsDeps & { cipher: BlobCipher } {
-  const { env } = config;
-  const embedder = createEmbedder(env);
+  const embedder = createEmbedder(config.embedder);
   const docs = new DocumentStore(store, hooks);
-  const cipher = new BlobCipher(loadMasterKey(env.ENCRYPTION_KEY, config.dataDir));
+  const cipher = new BlobCipher(loadMasterKey(config.documents.encryptionKey, config.dataDir));
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
-    exactMax: env.VECTOR_EXACT_MAX,
-    ef: env.VECTOR_EF,
+    ...config.vector,
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
   });
   return { docs, embedder, indexes, cipher };
@@ -158,7 +150,7 @@ function sweepAbandonedMedia(config: Config, docs: DocumentStore, clock: Clock, 
 }
 
 function loadKeys(config: Config, log: Logger): KeyRing {
-  if (config.env.API_KEYS_FILE) return KeyRing.fromFile(config.env.API_KEYS_FILE);
+  if (config.auth.apiKeysFile) return KeyRing.fromFile(config.auth.apiKeysFile);
   const dev = KeyRing.devKey(config.dataDir);
   if (dev.created) {
     // Printed once, on the run that generates it; later runs read it from DATA_DIR/dev-api-key.

@@ -1,3 +1,4 @@
+import type { DocumentLimits, MediaRoute } from '../config.js';
 import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
@@ -5,7 +6,6 @@ import { splitPassages } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
 import { scoreOf } from '../domain/search.js';
 import { notFound } from '../errors.js';
-import type { MediaRoute } from '../providers/media-provider.js';
 import type { BlobCipher } from '../store/blobs.js';
 import type { DocumentStore } from '../store/documents.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -19,13 +19,6 @@ export interface OwnerDocumentsDeps {
   indexes: VectorIndexes;
 }
 
-/** Byte limits of documents and media (DECISIONS.md, Media and documents). */
-export interface DocumentLimits {
-  documentBytes: number;
-  mediaBytes: number;
-  captionBytes: number;
-  transcriptBytes: number;
-}
 
 /** Runs the captioning/transcription workflow for staged media and resolves once its text is indexed. */
 export interface MediaCaptioner {

@@ -1,28 +1,5 @@
 import { AppError } from '../errors.js';
 
-/** A provider route that derives text from media; `phiSafe` routes may see PHI-strict tenants' media. */
-export interface MediaRoute {
-  name: string;
-  kind: 'caption' | 'transcribe';
-  url: string;
-  model?: string | undefined;
-  phiSafe: boolean;
-}
-
-/** The provider routes of the configuration: `MEDIA_PROVIDER_URL` (both kinds) and temporal.yaml's `media.routes`. */
-export function mediaRoutesOf(config: {
-  env: { MEDIA_PROVIDER_URL?: string | undefined; MEDIA_PROVIDER_PHI_SAFE: boolean };
-  temporal: { media: { routes: Array<{ name: string; kind: 'caption' | 'transcribe'; url: string; model?: string | undefined; phi_safe: boolean }> } };
-}): MediaRoute[] {
-  const routes: MediaRoute[] = config.temporal.media.routes.map((r) => ({ name: r.name, kind: r.kind, url: r.url, model: r.model, phiSafe: r.phi_safe }));
-  const url = config.env.MEDIA_PROVIDER_URL;
-  if (url) {
-    const phiSafe = config.env.MEDIA_PROVIDER_PHI_SAFE;
-    routes.push({ name: 'default', kind: 'caption', url, phiSafe }, { name: 'default', kind: 'transcribe', url, phiSafe });
-  }
-  return routes;
-}
-
 export interface MediaProviderCall {
   /** OpenAI-compatible base URL (`/chat/completions` and `/audio/transcriptions` are appended). */
   url: string;

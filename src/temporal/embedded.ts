@@ -11,13 +11,13 @@ import { forgetDevServer, recordDevServer, stopOrphanedDevServer } from './orpha
  * DATA_DIR/<db_filename>, its UI on `ui_port`, stopped with the service. Fails startup with a message
  * that says how to get a CLI when there is none.
  */
-export async function embeddedDevServer(config: Config, log: Logger): Promise<DevServer> {
-  const cli = resolveTemporalCli(config.env.TEMPORAL_CLI_PATH, config.env.PATH);
-  if (!cli) throw new Error(missingCliMessage(config.env.TEMPORAL_CLI_PATH));
-  const dev = config.temporal.dev_server;
-  mkdirSync(config.dataDir, { recursive: true });
-  const dbFilename = resolve(join(config.dataDir, dev.db_filename));
-  const pidFile = join(config.dataDir, 'temporal-dev.pid');
+export async function embeddedDevServer(temporal: Config['temporal'], dataDir: string, log: Logger): Promise<DevServer> {
+  const cli = resolveTemporalCli(temporal.cli.path, temporal.cli.searchPath);
+  if (!cli) throw new Error(missingCliMessage(temporal.cli.path));
+  const dev = temporal.dev_server;
+  mkdirSync(dataDir, { recursive: true });
+  const dbFilename = resolve(join(dataDir, dev.db_filename));
+  const pidFile = join(dataDir, 'temporal-dev.pid');
   const orphan = await stopOrphanedDevServer(pidFile, dbFilename);
   if (orphan !== null) log.warn({ pid: orphan }, 'stopped a Temporal dev server left running by a previous crash');
   const server = await startDevServer({
@@ -27,7 +27,7 @@ export async function embeddedDevServer(config: Config, log: Logger): Promise<De
     ui: dev.ui,
     dbFilename,
     logLevel: dev.log_level,
-    namespace: config.temporal.namespace,
+    namespace: temporal.namespace,
     startupTimeoutMs: dev.startup_timeout_ms,
     onOutput: (line) => log.debug({ temporal: line }, 'temporal dev server'),
   });

@@ -44,9 +44,8 @@ export function disabledJobs(): Jobs {
  * worker in this process, the readiness monitor and the client. An unreachable external cluster does
  * not stop startup: readiness says so and job routes answer 503 until it comes back.
  */
-export async function startTemporalJobs(config: Config, deps: JobsDeps): Promise<Jobs> {
-  const t = config.temporal;
-  const server = t.embedded ? await embeddedDevServer(config, deps.log) : null;
+export async function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: JobsDeps): Promise<Jobs> {
+  const server = t.embedded ? await embeddedDevServer(t, dataDir, deps.log) : null;
   const address = server?.address ?? t.address;
   const connection = lazyConnection(address, t.connect_timeout_ms);
   const worker = new WorkerSupervisor({

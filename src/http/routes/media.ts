@@ -1,4 +1,4 @@
-import type { DocumentLimits } from '../../actors/owner-documents.js';
+import type { DocumentLimits } from '../../config.js';
 import { chooseMediaRoute, decodedBase64Length, isStandardBase64, judgeMedia } from '../../domain/media.js';
 import { AppError, invalidInput, unavailable } from '../../errors.js';
 import { contentId, mintId } from '../../ids.js';

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'engram-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const noFile = join(dir, 'absent.yaml');
+
+describe('loadConfig compiles the environment and temporal.yaml into one section per part', () => {
+  it('fills every section from the schema defaults', () => {
+    const config = loadConfig({ TEMPORAL_CONFIG: noFile });
+    expect(config.dataDir).toBe(resolve('./data'));
+    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024 });
+    expect(config.store).toEqual({ sync: 'full' });
+    expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
+    expect(config.vector).toEqual({ exactMax: 1000, ef: 400 });
+    expect(config.embedder).toEqual({ kind: 'local' });
+    expect(config.documents.limits).toEqual({ documentBytes: 1024 * 1024, mediaBytes: 25 * 1024 * 1024, captionBytes: 8 * 1024, transcriptBytes: 256 * 1024 });
+    expect(config.query).toEqual({ maxGroups: 10_000, maxScanned: 1_000_000, backfillPageSize: 500 });
+    expect(config.media).toEqual({ routes: [], providerKey: undefined, timeoutMs: 60_000 });
+    expect(config.temporal).toMatchObject({ enabled: true, embedded: true, address: '127.0.0.1:7233', task_queue: 'engram' });
+  });
+
+  it('turns EMBEDDINGS_URL into a provider embedder with its model and dimensions', () => {
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDINGS_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_KEY: 'k' }).embedder).toEqual({
+      kind: 'provider', url: 'http://127.0.0.1:9/v1', key: 'k', model: 'text-embedding-3-small', dimensions: 1536,
+    });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDINGS_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '64' }).embedder).toMatchObject({ model: 'm', dimensions: 64 });
+  });
+
+  it("lists temporal.yaml's media routes, then MEDIA_PROVIDER_URL as the default route of both kinds", () => {
+    const file = join(dir, 'temporal.yaml');
+    writeFileSync(file, 'media:\n  caption_timeout_ms: 5000\n  routes:\n    - { name: safe, kind: caption, url: "http://127.0.0.1:1/v1", phi_safe: true }\n');
+    const config = loadConfig({ TEMPORAL_CONFIG: file, MEDIA_PROVIDER_URL: 'http://127.0.0.1:2/v1', MEDIA_PROVIDER_KEY: 'secret' });
+    expect(config.media).toEqual({
+      routes: [
+        { name: 'safe', kind: 'caption', url: 'http://127.0.0.1:1/v1', model: undefined, phiSafe: true },
+        { name: 'default', kind: 'caption', url: 'http://127.0.0.1:2/v1', phiSafe: false },
+        { name: 'default', kind: 'transcribe', url: 'http://127.0.0.1:2/v1', phiSafe: false },
+      ],
+      providerKey: 'secret',
+      timeoutMs: 5000,
+    });
+  });
+
+  it('lets TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE override the file and switch the embedded server off', () => {
+    const config = loadConfig({ TEMPORAL_CONFIG: noFile, TEMPORAL_ADDRESS: '127.0.0.9:7999', TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_ENABLED: 'false' });
+    expect(config.temporal).toMatchObject({ address: '127.0.0.9:7999', task_queue: 'q', embedded: false, enabled: false });
+  });
+
+  it('refuses a bad value with a message that names the variable', () => {
+    expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, RESIDENT_MAX_BYTES: '-1' })).toThrow(/invalid configuration in environment: RESIDENT_MAX_BYTES/);
+  });
+});
