@@ -5,6 +5,7 @@ import type { Scope } from '../domain/scope.js';
 import { invalidInput, notFound } from '../errors.js';
 import type { GraphStore } from '../store/graph.js';
 import { FactOverlay } from './fact-overlay.js';
+import { settled } from './mailbox.js';
 
 /** What a caller asserts, before the actor stamps it. */
 export type FactCommand = Omit<FactAssertion, 'observed_at' | 'entity_id' | 'partition'> & {
@@ -33,6 +34,7 @@ export const FACT_BYTES = 540;
  */
 export class OwnerFacts {
   private loaded: FactOverlay | undefined;
+  private lastApplied: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly scope: Scope,
@@ -111,7 +113,11 @@ export class OwnerFacts {
     const overlay = this.overlay();
     const committed = Promise.all(writes.map((fact) => this.graph.putFact(this.scope, fact)));
     const seq = overlay.stage(writes);
-    return committed.then(
+    // Commits are applied to the index in command order, and a command is answered once its own are:
+    // lmdb-js may resolve a later batch's puts before an earlier one's when many are queued (measured:
+    // 3,000 puts issued at once resolve the second batch first), and settling a newer version of a fact
+    // before an older one would leave the older one in memory while LMDB holds the newer.
+    const applied = this.lastApplied.then(() => committed).then(
       () => {
         overlay.settle(seq);
         this.resized();
@@ -121,6 +127,8 @@ export class OwnerFacts {
         throw error;
       },
     );
+    this.lastApplied = settled(applied);
+    return applied;
   }
 
   /** Drops the facts held in memory (the actor was evicted while idle); they are reloaded on next use. */

@@ -158,6 +158,17 @@ describe('OwnerActor facts', () => {
     expect(fresh.facts().size).toBe(200);
   });
 
+  it('keeps the facts in memory equal to LMDB when thousands of assertions are in flight at once', async () => {
+    // Enough queued puts that lmdb-js commits them in several batches, and resolves a later batch first.
+    const actor = actors.actorFor(owner);
+    const facts = await Promise.all(Array.from({ length: 3000 }, (_, i) => actor.assertFact(command(`p${i % 300}`, `v${i}`))));
+    const fresh = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
+    expect(actor.facts().list({ include_inactive: true, limit: 10_000 })).toEqual(fresh.facts().list({ include_inactive: true, limit: 10_000 }));
+    expect(actor.facts().list({ limit: 1000 })).toHaveLength(300);
+    // Each acknowledged assertion is already visible to readers when its answer arrives.
+    expect(facts.every((f) => actor.facts().get(f.fact_id) !== undefined)).toBe(true);
+  });
+
   it('evicts idle owners when the facts held in memory exceed the budget, and serves them again from LMDB', async () => {
     const small = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000, maxResidentBytes: 150 * FACT_BYTES });
     const scope = (n: number): Scope => ({ ...owner, entityId: `user-${n}` });
