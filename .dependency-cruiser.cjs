@@ -47,7 +47,7 @@ module.exports = {
       severity: 'error',
       comment: 'Workflow code is replayed deterministically in a sandbox: no Node built-ins, no store, no activities files (their types come from src/jobs/contract.ts).',
       from: { path: '^workflows/' },
-      to: { pathNot: ['^workflows/', '^src/jobs/contract\\.ts$', '^src/errors\\.ts$', '^node_modules/@temporalio/(workflow|common)/'] },
+      to: { pathNot: ['^workflows/', '^src/jobs/contract\\.ts$', '^src/errors\\.ts$', '(^|/)node_modules/@temporalio/(workflow|common)/'] },
     },
     {
       name: 'workflows-no-node-builtins',
