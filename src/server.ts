@@ -16,7 +16,7 @@ import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
-import { createEmbedder } from './vector/embedders.js';
+import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
 
@@ -47,6 +47,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const graph = new GraphStore(store);
   const fields = new QueryService(store, new DocumentRecords(store), config.query);
   const backends = createDocumentBackends(config, store, log, [fields.writer]);
+  announceEmbedder(backends.embedding, log);
   const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
   const keys = options.keys ?? loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
@@ -59,6 +60,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
     documentFields: (doc) => fields.documentFields(doc),
+    embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
   };
   return {
@@ -67,6 +69,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     close: async () => {
       await jobs.stop();
       await actors.close();
+      await backends.embedding.close();
       await store.close();
     },
   };
@@ -102,6 +105,12 @@ async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<
   }
 }
 
+/** One line saying which embedder runs; a loud one when the model was asked for and is not there. */
+function announceEmbedder({ status }: NodeEmbedder, log: Logger): void {
+  if (status.fallback) log.warn({ embedder: status }, `EMBEDDER FALLBACK: ${status.fallback}`);
+  log.info({ embedder: status.id, kind: status.kind }, `embedder: ${status.kind} (${status.id})`);
+}
+
 /** What the activities use, over this node's actors, field indexes and documents. */
 function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): ActivityPorts {
   return {
@@ -124,17 +133,23 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
 
 /**
  * The document store, blob cipher, embedder and vector index opener of one node: what every owner's
- * documents part is built from. `hooks` is where field indexes plug in.
+ * documents part is built from. `hooks` is where field indexes plug in; `embedding.close` stops the embedder.
  */
-export function createDocumentBackends(config: Config, store: Store, log: Logger, hooks: DocumentWriteHook[]): OwnerDocumentsDeps & { cipher: BlobCipher } {
-  const embedder = createEmbedder(config.embedder);
+export function createDocumentBackends(
+  config: Config,
+  store: Store,
+  log: Logger,
+  hooks: DocumentWriteHook[],
+): OwnerDocumentsDeps & { cipher: BlobCipher; embedding: NodeEmbedder } {
+  const embedding = createEmbedder(config.embedder, { onModelLoaded: (ms) => log.info({ ms }, 'embedding model loaded') });
+  const { embedder } = embedding;
   const docs = new DocumentStore(store, hooks);
   const cipher = new BlobCipher(loadMasterKey(config.documents.encryptionKey, config.dataDir));
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
     ...config.vector,
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
   });
-  return { docs, embedder, indexes, cipher };
+  return { docs, embedder, indexes, cipher, embedding };
 }
 
 /**

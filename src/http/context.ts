@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
+import type { EmbedderStatus } from '../vector/embedders.js';
 
 /** Everything the HTTP layer needs, built by the composition root (`main.ts`) or by tests. */
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   documentFields?: (doc: StoredDocument) => DocumentFieldValues;
   /** Field schema, field indexes and the structured query engine; their routes answer 503 when absent. */
   fields?: QueryService;
+  /** Which embedder runs (and whether it is a fallback), for `GET /status`. */
+  embedder?: EmbedderStatus;
 }
 
 export interface AppState {

@@ -1,6 +1,6 @@
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { projectRoot } from '../config.js';
 
 export interface ResolvedCli {
   path: string;
@@ -45,15 +45,4 @@ function isExecutable(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The nearest folder above this module holding package.json (works from src/ and from dist/src/). */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-  return dir;
 }

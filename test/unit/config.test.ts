@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -16,7 +17,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(config.store).toEqual({ sync: 'full' });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
     expect(config.vector).toEqual({ exactMax: 1000, ef: 400 });
-    expect(config.embedder).toEqual({ kind: 'local' });
+    expect(config.embedder).toEqual({ kind: 'hash' });
     expect(config.documents.limits).toEqual({ documentBytes: 1024 * 1024, mediaBytes: 25 * 1024 * 1024, captionBytes: 8 * 1024, transcriptBytes: 256 * 1024 });
     expect(config.query).toEqual({ maxGroups: 10_000, maxScanned: 1_000_000, backfillPageSize: 500 });
     expect(config.media).toEqual({ routes: [], providerKey: undefined, timeoutMs: 60_000 });
@@ -28,6 +29,18 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
       kind: 'provider', url: 'http://127.0.0.1:9/v1', key: 'k', model: 'text-embedding-3-small', dimensions: 1536,
     });
     expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDINGS_URL: 'http://127.0.0.1:9/v1', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '64' }).embedder).toMatchObject({ model: 'm', dimensions: 64 });
+  });
+
+  it('selects the model with EMBEDDER=model (folder from the project root unless EMBEDDINGS_MODEL_DIR), and EMBEDDINGS_URL wins', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'model' }).embedder).toEqual({
+      kind: 'model', dir: join(root, '.tools', 'models', 'all-MiniLM-L6-v2'), threads: 1,
+    });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'model', EMBEDDINGS_MODEL_DIR: 'models/m', EMBEDDER_THREADS: '2' }).embedder).toEqual({
+      kind: 'model', dir: resolve('models/m'), threads: 2,
+    });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'model', EMBEDDINGS_URL: 'http://127.0.0.1:9/v1' }).embedder).toMatchObject({ kind: 'provider' });
+    expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'onnx' })).toThrow(/EMBEDDER/);
   });
 
   it("lists temporal.yaml's media routes, then MEDIA_PROVIDER_URL as the default route of both kinds", () => {

@@ -1,14 +1,17 @@
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 
-/** `GET /status`: public, unversioned; 200 when every dependency is ready, else 503 with the details. */
+/**
+ * `GET /status`: public, unversioned; 200 when every dependency is ready, else 503 with the details. It also
+ * says which embedder runs; a fallback to the hashing embedder is reported there, not as unreadiness.
+ */
 export function registerStatusRoute(router: AppRouter, deps: AppDeps): void {
   router.get('/status', (ctx) => {
     const store = storeReadiness(deps);
     const temporal = deps.jobs.readiness();
     const ready = store.ready && temporal.ready;
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'degraded', store, temporal };
+    ctx.body = { status: ready ? 'ok' : 'degraded', store, temporal, ...(deps.embedder ? { embedder: deps.embedder } : {}) };
   });
 }
 

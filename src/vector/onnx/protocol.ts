@@ -1,0 +1,25 @@
+/** What the embedding worker is started with (its `workerData`). */
+export interface ModelWorkerOptions {
+  /** The model folder: model.onnx, tokenizer.json, tokenizer_config.json, config.json. */
+  dir: string;
+  /** onnxruntime intra-op threads. */
+  threads: number;
+  /** Cap on texts x padded length of one forward pass. */
+  maxBatchTokens: number;
+  maxTokens: number;
+  dimensions: number;
+}
+
+/** A request to the worker: embed these texts. */
+export interface EmbedRequest {
+  id: number;
+  texts: string[];
+}
+
+/** The worker's answer: the vectors of a request laid end to end (texts x dimensions), or why it failed. */
+export type EmbedReply = { id: number; vectors: Float32Array } | { id: number; error: string };
+
+/** Sent once, after the first request loaded the model. */
+export interface LoadedNotice {
+  loaded: { ms: number };
+}

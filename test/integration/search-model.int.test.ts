@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTestModel } from '../helpers/model.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const MEMORIES = [
+  'Ann prefers green tea over coffee.',
+  'The quarterly report is due on the first Monday of April.',
+  'Bob parks his bicycle in the garage next to the lawnmower.',
+  'The dentist appointment moved to Thursday afternoon.',
+  'Our cat sleeps on the radiator every winter.',
+  'The wifi password changed after the router was replaced.',
+  'Carla is learning to play the cello with an online teacher.',
+  'The roof leaked during the storm last November.',
+  'Dave runs a marathon in Berlin each autumn.',
+  'The library closes early on public holidays.',
+  'A new bakery opened across from the train station.',
+];
+
+const addDoc = async (svc: TestService, entity: string, content: string) => {
+  const res = await svc.call('POST', `/v1/documents?entity_id=${entity}`, { body: { content } });
+  expect(res.status).toBe(201);
+  return res.body.doc_id as string;
+};
+const search = (svc: TestService, entity: string, q: string) => svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=3`);
+
+describe('search with EMBEDDER=model (all-MiniLM-L6-v2)', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { EMBEDDER: 'model', EMBEDDINGS_MODEL_DIR: requireTestModel() } });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('GET /status says the model embedder runs, beside the members it always had', async () => {
+    const res = await svc.call('GET', '/status', { key: null });
+    expect(res.body).toMatchObject({ store: { ready: true }, temporal: { ready: false } });
+    expect(res.body.embedder).toEqual({ id: 'all-minilm-l6-v2-384', kind: 'model' });
+  });
+
+  it('finds a memory from a paraphrase that shares no content word with it', async () => {
+    const ids = new Map<string, string>();
+    for (const memory of MEMORIES) ids.set(memory, await addDoc(svc, 'm-para', memory));
+    const res = await search(svc, 'm-para', 'What does the user like to drink?');
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: any) => r.doc_id)).toContain(ids.get('Ann prefers green tea over coffee.'));
+  });
+});
+
+describe('search with EMBEDDER=model and no model folder', () => {
+  let svc: TestService;
+  const empty = mkdtempSync(join(tmpdir(), 'engram-no-model-'));
+  beforeAll(async () => {
+    svc = await startTestService({ env: { EMBEDDER: 'model', EMBEDDINGS_MODEL_DIR: join(empty, 'absent') } });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    rmSync(empty, { recursive: true, force: true });
+  });
+
+  it('falls back to the hashing embedder, says so in GET /status, and search still works', async () => {
+    const status = await svc.call('GET', '/status', { key: null });
+    expect(status.body.embedder).toMatchObject({ id: 'local-hash-v1-384', kind: 'hash', fallback: expect.stringMatching(/absent does not exist; the hashing embedder runs instead \(run `npm install`/) });
+    const id = await addDoc(svc, 'm-fallback', 'The blue heron nests by the river in spring.');
+    await addDoc(svc, 'm-fallback', 'Invoices are due at the end of the month.');
+    const res = await search(svc, 'm-fallback', 'heron nests river');
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].doc_id).toBe(id);
+  });
+});
