@@ -36,6 +36,22 @@ export interface DevServer {
  * when this process exits, so a crashed service leaves no orphan server holding the ports.
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  // Ports picked here can be taken by someone else before the server binds them, and the server picks
+  // more of its own (HTTP API, metrics): a server that exits while starting is tried again on new ports.
+  const attempts = options.port === 0 || (options.ui && options.uiPort === 0) ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof ExitedWhileStarting)) throw error;
+    }
+  }
+}
+
+/** The server process ended before it answered (as opposed to not answering in time). */
+class ExitedWhileStarting extends Error {}
+
+async function startOnce(options: DevServerOptions): Promise<DevServer> {
   const port = options.port === 0 ? await freePort() : options.port;
   const uiPort = options.ui ? (options.uiPort === 0 ? await freePort() : options.uiPort) : null;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', options.logLevel];
@@ -60,7 +76,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     child.kill('SIGKILL');
     process.removeListener('exit', killOnExit);
     const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`, { cause: error });
+    const Failure = error instanceof ExitedWhileStarting ? ExitedWhileStarting : Error;
+    throw new Failure(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`, { cause: error });
   }
 
   return {
@@ -86,7 +103,7 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
   void exited.then((reason) => (exitReason = reason));
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
-    if (exitReason !== null) throw new Error(exitReason);
+    if (exitReason !== null) throw new ExitedWhileStarting(exitReason);
     const connection = Connection.lazy({ address, connectTimeout: 1000 });
     try {
       await connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }));

@@ -1,0 +1,37 @@
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveTemporalCli } from '../../src/temporal/cli.js';
+import { startDevServer } from '../../src/temporal/dev-server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'engram-dev-retry-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the embedded dev server on ports it picked itself', () => {
+  it('starts again on new ports when the server exits while starting (a port taken meanwhile)', async () => {
+    const real = resolveTemporalCli(undefined, process.env.PATH ?? '');
+    if (!real) throw new Error('no temporal CLI: run npm install');
+    // A CLI that fails its first start, as a server whose port was taken between pick and bind does.
+    const marker = join(dir, 'failed-once');
+    const cli = join(dir, 'temporal');
+    writeFileSync(cli, `#!/bin/sh\nif [ ! -e "${marker}" ]; then touch "${marker}"; echo "listen: address already in use" >&2; exit 2; fi\nexec "${real.path}" "$@"\n`);
+    chmodSync(cli, 0o755);
+    const server = await startDevServer({ cli, port: 0, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
+    try {
+      expect(existsSync(marker)).toBe(true);
+      expect(server.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('does not retry a port the operator chose: the failure says what happened', async () => {
+    const cli = join(dir, 'always-fails');
+    writeFileSync(cli, '#!/bin/sh\necho "listen: address already in use" >&2\nexit 2\n');
+    chmodSync(cli, 0o755);
+    await expect(startDevServer({ cli, port: 7999, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 10_000 })).rejects.toThrow(
+      /exited with 2; its output:\nlisten: address already in use/,
+    );
+  });
+});
