@@ -54,7 +54,7 @@ async function main(): Promise<void> {
         const docId = `doc_${String(start + i).padStart(7, '0')}`;
         docIds.push(docId);
         const doc = newDocument({ doc_id: docId, tenant: scope.tenant, entity_id: scope.entityId, partition: null, modality: 'text', content_type: 'text/plain', cid: 'mgc1-bench', content: text }, Date.now());
-        docs.insert(scope, doc, [vectors[i]!], [text]);
+        docs.insert(scope, doc, { passages: [text], vectors: [vectors[i]!], embedder: embedder.id });
       });
     });
   }

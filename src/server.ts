@@ -145,10 +145,12 @@ export function createDocumentBackends(
   const { embedder } = embedding;
   const docs = new DocumentStore(store, hooks);
   const cipher = new BlobCipher(loadMasterKey(config.documents.encryptionKey, config.dataDir));
+  // Passages stored before they carried an embedder id came from the hashing embedder or a provider.
+  const ownsUnlabeled = embedding.status.kind !== 'model';
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
     ...config.vector,
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
-  });
+  }, ownsUnlabeled);
   return { docs, embedder, indexes, cipher, embedding };
 }
 

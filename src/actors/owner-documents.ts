@@ -5,9 +5,9 @@ import type { StoredDocument } from '../domain/documents.js';
 import { splitPassages } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
 import { scoreOf } from '../domain/search.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import type { BlobCipher } from '../store/blobs.js';
-import type { DocumentStore } from '../store/documents.js';
+import type { DocumentStore, EmbeddedText } from '../store/documents.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { VectorIndexes } from '../vector/indexes.js';
 import type { OwnerVectorIndex, SearchFilter } from '../vector/owner-index.js';
@@ -79,12 +79,12 @@ export class OwnerDocuments {
   /** Stores a new document (and its sealed original bytes, for media). */
   insert(input: NewDocument, sealed?: Uint8Array): Promise<StoredDocument> {
     return this.held(async () => {
-      const { passages, vectors } = await this.embed(indexedText(input));
+      const embedded = await this.embed(indexedText(input));
       const { doc, labels } = await this.writes.transaction((now) => {
         const doc = newDocument(input, now);
-        return { doc, labels: this.deps.docs.insert(this.scope, doc, vectors, passages, sealed) };
+        return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded, sealed) };
       });
-      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: vectors[i]! })));
+      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: embedded.vectors[i]! })));
       return doc;
     });
   }
@@ -121,17 +121,17 @@ export class OwnerDocuments {
         if (done) return done;
         throw notFound(`pending media ${docId}`);
       }
-      const { passages, vectors } = await this.embed(derivedText);
+      const embedded = await this.embed(derivedText);
       const result = await this.writes.transaction((now) => {
         const staged = this.deps.docs.getPending(this.scope, docId);
         if (!staged) return null;
         const doc: StoredDocument = { ...staged.doc, derived_text: derivedText, derived_by: derivedBy, created_at: now, updated_at: now };
-        const labels = this.deps.docs.insert(this.scope, doc, vectors, passages, staged.sealed);
+        const labels = this.deps.docs.insert(this.scope, doc, embedded, staged.sealed);
         this.deps.docs.removePending(this.scope, docId);
         return { doc, labels };
       });
       if (!result) return this.completePending(docId, derivedText, derivedBy);
-      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: vectors[i]! })));
+      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: embedded.vectors[i]! })));
       return result.doc;
     });
   }
@@ -145,6 +145,7 @@ export class OwnerDocuments {
     // An owner that never stored a passage has nothing to find: no index is opened for it.
     if (!this.index && !this.deps.docs.hasPassages(this.scope)) return [];
     const index = await this.vectorIndex();
+    if (index.foreign) throw foreignVectors(index.foreign, this.deps.embedder.id);
     return index.search(query, k, filter).flatMap((hit) => {
       const doc = this.deps.docs.get(this.scope, hit.docId);
       const passage = this.deps.docs.passage(this.scope, hit.label);
@@ -223,8 +224,23 @@ export class OwnerDocuments {
     return this.writes.hold(work());
   }
 
-  private async embed(text: string): Promise<{ passages: string[]; vectors: Float32Array[] }> {
+  private async embed(text: string): Promise<EmbeddedText> {
     const passages = splitPassages(text).map((p) => p.text);
-    return { passages, vectors: passages.length ? await this.deps.embedder.embed(passages) : [] };
+    const { embedder } = this.deps;
+    return { passages, vectors: passages.length ? await embedder.embed(passages) : [], embedder: embedder.id };
   }
+}
+
+/**
+ * Thrown when an owner's passages were embedded by another embedder than the node's (a DATA_DIR written
+ * before EMBEDDER changed): their vectors live in another space, so no search may rank them together.
+ */
+function foreignVectors(foreign: { passages: number; embedders: string[] }, current: string): AppError {
+  return new AppError(
+    'unavailable',
+    `this owner has ${foreign.passages} ${foreign.passages === 1 ? 'passage' : 'passages'} embedded by ${foreign.embedders.join(', ')}, and this node embeds with ${current}; ` +
+      'vectors of two embedders cannot be ranked together, so search is unavailable for this owner until its passages are re-embedded ' +
+      '(or the node runs the embedder that made them)',
+    { expose: true },
+  );
 }

@@ -8,6 +8,18 @@ export interface PassageRecord {
   doc_id: string;
   text: string;
   vector: Uint8Array;
+  /**
+   * The embedder that made `vector` (its id). Absent on passages stored before records carried it: those
+   * were made by the hashing embedder or a provider, never by the local model, which came later.
+   */
+  embedder?: string;
+}
+
+/** What a document's text became: its passages and their vectors, and the embedder that made them. */
+export interface EmbeddedText {
+  passages: string[];
+  vectors: Float32Array[];
+  embedder: string;
 }
 
 /** Media waiting for its caption or transcript (the captioning workflow reads it by id). */
@@ -77,7 +89,7 @@ export class DocumentStore extends DocumentRecords {
   }
 
   /** Inside a transaction: stores a new document with its passages and blob; returns the passage labels. */
-  insert(scope: Scope, doc: StoredDocument, vectors: Float32Array[], passages: string[], sealed?: Uint8Array): number[] {
+  insert(scope: Scope, doc: StoredDocument, { passages, vectors, embedder }: EmbeddedText, sealed?: Uint8Array): number[] {
     const s = scopeKey(scope);
     const first = (this.store.records.get([...s, 'vseq']) as number | undefined) ?? 0;
     const labels = vectors.map((_, i) => first + i);
@@ -89,7 +101,7 @@ export class DocumentStore extends DocumentRecords {
     this.store.records.put([...s, 'dvec', doc.doc_id], labels);
     labels.forEach((label, i) => {
       const v = vectors[i]!;
-      const record: PassageRecord = { doc_id: doc.doc_id, text: passages[i]!, vector: new Uint8Array(v.buffer, v.byteOffset, v.byteLength) };
+      const record: PassageRecord = { doc_id: doc.doc_id, text: passages[i]!, vector: new Uint8Array(v.buffer, v.byteOffset, v.byteLength), embedder };
       this.store.records.put([...s, 'psg', label], record);
     });
     return labels;

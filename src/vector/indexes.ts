@@ -22,6 +22,8 @@ export class VectorIndexes {
     private readonly embedder: { id: string; dimensions: number },
     dataDir: string,
     private readonly settings: IndexSettings,
+    /** Whether passages stored without an embedder id are this embedder's (false for the local model: it came later). */
+    private readonly ownsUnlabeled = true,
   ) {
     this.dir = join(dataDir, 'vectors');
     mkdirSync(this.dir, { recursive: true });
@@ -37,7 +39,7 @@ export class VectorIndexes {
       embedderId: this.embedder.id,
       filePath: join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32)),
     });
-    await fillIndex(this.docs, scope, index);
+    await fillIndex(this.docs, scope, index, { id: this.embedder.id, ownsUnlabeled: this.ownsUnlabeled });
     index.maybeBuild();
     return index;
   }
@@ -46,10 +48,23 @@ export class VectorIndexes {
 /**
  * Fills a fresh index with the owner's documents and passages from the store's chunked scans. Writes
  * that commit meanwhile are applied to the index by the owner's actor once the fill has finished.
+ * Passages another embedder made are left out and counted in `index.foreign`, never mixed in.
  */
-export async function fillIndex(docs: DocumentStore, scope: Scope, index: OwnerVectorIndex, chunk?: number): Promise<void> {
+export async function fillIndex(
+  docs: DocumentStore,
+  scope: Scope,
+  index: OwnerVectorIndex,
+  embedder: { id: string; ownsUnlabeled: boolean },
+  chunk?: number,
+): Promise<void> {
   const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
+  const foreign = new Map<string, number>();
   await docs.scanPassages(scope, (label, passage) => {
+    const madeBy = passage.embedder ?? (embedder.ownsUnlabeled ? embedder.id : 'an embedder of an earlier version');
+    if (madeBy !== embedder.id) {
+      foreign.set(madeBy, (foreign.get(madeBy) ?? 0) + 1);
+      return;
+    }
     let list = passagesOf.get(passage.doc_id);
     if (!list) passagesOf.set(passage.doc_id, (list = []));
     list.push({ label, vector: toFloat32(passage.vector) });
@@ -57,4 +72,5 @@ export async function fillIndex(docs: DocumentStore, scope: Scope, index: OwnerV
   await docs.scanDocuments(scope, (doc) => {
     index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passagesOf.get(doc.doc_id) ?? []);
   }, chunk);
+  if (foreign.size > 0) index.foreign = { passages: [...foreign.values()].reduce((a, b) => a + b, 0), embedders: [...foreign.keys()] };
 }

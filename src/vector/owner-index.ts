@@ -64,6 +64,11 @@ export class OwnerVectorIndex {
   private building: Promise<void> | null = null;
   private dirty = false;
   private closed = false;
+  /**
+   * The owner's stored passages left out of this index because another embedder made them (set when it is
+   * filled, src/vector/indexes.ts): searching them beside this embedder's vectors would compare two spaces.
+   */
+  foreign: { passages: number; embedders: string[] } | null = null;
 
   constructor(private readonly options: VectorIndexOptions) {
     this.vectors = new Float32Array(options.dims * 64);

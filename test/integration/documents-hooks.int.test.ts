@@ -8,7 +8,7 @@ import type { DocumentWriteHook, StoredDocument } from '../../src/domain/documen
 import { createLogger } from '../../src/log.js';
 import { createDocumentBackends } from '../../src/server.js';
 import { GraphStore } from '../../src/store/graph.js';
-import { openStore } from '../../src/store/lmdb.js';
+import { openStore, scopeKey } from '../../src/store/lmdb.js';
 import { fillIndex } from '../../src/vector/indexes.js';
 import { LocalEmbedder } from '../../src/vector/local-embedder.js';
 
@@ -93,15 +93,15 @@ describe('loading an owner index from LMDB in chunks', () => {
           created_at: i, updated_at: i, deleted_at: i === 4 ? 5 : null,
         };
         const halves = [text.slice(0, 10), text.slice(10)];
-        docs.insert(scope, doc, halves.map((h) => embedder.embedOne(h)), halves);
+        docs.insert(scope, doc, { passages: halves, vectors: halves.map((h) => embedder.embedOne(h)), embedder: embedder.id });
       });
     });
     const { OwnerVectorIndex } = await import('../../src/vector/owner-index.js');
     const make = () => new OwnerVectorIndex({ dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
     const small = make();
     const whole = make();
-    await fillIndex(docs, scope, small, 3);
-    await fillIndex(docs, scope, whole, 10_000);
+    await fillIndex(docs, scope, small, { id: embedder.id, ownsUnlabeled: true }, 3);
+    await fillIndex(docs, scope, whole, { id: embedder.id, ownsUnlabeled: true }, 10_000);
     expect(small.size).toBe(46);
     const query = embedder.embedOne('document number 7 about topic 2');
     const ids = (index: typeof small) => index.search(query, 30, { principal: 'p' }).map((h) => h.docId);
@@ -109,5 +109,39 @@ describe('loading an owner index from LMDB in chunks', () => {
     expect(ids(small)).toHaveLength(22);
     expect(ids(small)).not.toContain('doc_4');
     expect(small.search(query, 30, { principal: 'p', modality: 'image' })).toHaveLength(11);
+  });
+
+  it('leaves out passages another embedder made, and counts them, instead of mixing two vector spaces', async () => {
+    const embedder = new LocalEmbedder();
+    const { docs } = backendsWith([]);
+    const scope = { tenant: 'acme', partition: null, entityId: 'two-spaces' };
+    const doc = (i: number): StoredDocument => ({
+      doc_id: `doc_${i}`, cid: 'mgc1-x', tenant: 'acme', entity_id: 'two-spaces', partition: null, modality: 'text', content_type: 'text/plain',
+      title: null, content: `text ${i}`, derived_text: null, derived_by: null, filename: null, metadata: {}, tags: [], source: null, readers: null,
+      created_at: i, updated_at: i, deleted_at: null,
+    });
+    await store.transaction(() => {
+      docs.insert(scope, doc(0), { passages: ['made here'], vectors: [embedder.embedOne('made here')], embedder: embedder.id });
+      docs.insert(scope, doc(1), { passages: ['made elsewhere'], vectors: [embedder.embedOne('made elsewhere')], embedder: 'other-model-384' });
+      docs.insert(scope, doc(2), { passages: ['stored before ids'], vectors: [embedder.embedOne('stored before ids')], embedder: embedder.id });
+      // A passage as it was stored before records named their embedder.
+      const record = docs.passage(scope, 2)!;
+      store.records.put([...scopeKey(scope), 'psg', 2], { doc_id: record.doc_id, text: record.text, vector: record.vector });
+    });
+    expect(docs.passage(scope, 2)!.embedder).toBeUndefined();
+    const { OwnerVectorIndex } = await import('../../src/vector/owner-index.js');
+    const make = () => new OwnerVectorIndex({ dims: 384, embedderId: embedder.id, exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
+
+    // A node whose embedder may have made unlabeled passages (the hashing one, a provider) keeps them.
+    const hashNode = make();
+    await fillIndex(docs, scope, hashNode, { id: embedder.id, ownsUnlabeled: true });
+    expect(hashNode.size).toBe(2);
+    expect(hashNode.foreign).toEqual({ passages: 1, embedders: ['other-model-384'] });
+
+    // The local model came after records were labelled: unlabeled passages are never its own.
+    const modelNode = make();
+    await fillIndex(docs, scope, modelNode, { id: 'other-model-384', ownsUnlabeled: false });
+    expect(modelNode.size).toBe(1);
+    expect(modelNode.foreign).toEqual({ passages: 2, embedders: [embedder.id, 'an embedder of an earlier version'] });
   });
 });

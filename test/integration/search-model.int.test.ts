@@ -71,3 +71,38 @@ describe('search with EMBEDDER=model and no model folder', () => {
     expect(res.body.results[0].doc_id).toBe(id);
   });
 });
+
+describe('a DATA_DIR whose passages another embedder made', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'engram-two-spaces-'));
+  const hash = { dataDir };
+  const model = { dataDir, env: { EMBEDDER: 'model', EMBEDDINGS_MODEL_DIR: requireTestModel() } };
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('never ranks vectors of two embedders together: that owner answers 503 until the node runs the embedder that made them', async () => {
+    let svc = await startTestService(hash);
+    const tea = await addDoc(svc, 'm-old', 'Ann prefers green tea over coffee.');
+    await addDoc(svc, 'm-old', 'The library closes early on public holidays.');
+    expect((await search(svc, 'm-old', 'green tea')).body.results[0].doc_id).toBe(tea);
+    await svc.stop();
+
+    svc = await startTestService(model);
+    const refused = await search(svc, 'm-old', 'green tea');
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ code: 'unavailable', error: expect.stringContaining('this owner has 2 passages embedded by local-hash-v1-384, and this node embeds with all-minilm-l6-v2-384') });
+    // Writes and reads of the owner's documents go on; only the mixed ranking is refused.
+    await addDoc(svc, 'm-old', 'Bob parks his bicycle in the garage.');
+    expect((await svc.call('GET', '/v1/documents?entity_id=m-old')).body.count).toBe(3);
+    // An owner whose passages this embedder made searches normally beside it.
+    const fresh = await addDoc(svc, 'm-new', 'Ann prefers green tea over coffee.');
+    await addDoc(svc, 'm-new', 'The library closes early on public holidays.');
+    expect((await search(svc, 'm-new', 'What does the user like to drink?')).body.results[0].doc_id).toBe(fresh);
+    await svc.stop();
+
+    // Back on the hashing embedder, the model's passage is the foreign one.
+    svc = await startTestService(hash);
+    const back = await search(svc, 'm-old', 'green tea');
+    expect(back.status).toBe(503);
+    expect(back.body.error).toContain('this owner has 1 passage embedded by all-minilm-l6-v2-384');
+    await svc.stop();
+  });
+});
