@@ -41,7 +41,6 @@ export const ACTOR_BYTES = 2200;
 export class OwnerActor {
   private readonly mailbox = new Mailbox();
   private lastTransaction: Promise<void> = Promise.resolve();
-  private lastFactWrite: Promise<void> = Promise.resolve();
   private readonly graph: OwnerGraph;
   private readonly factsPart: OwnerFacts;
   readonly documents: OwnerDocuments;
@@ -139,10 +138,8 @@ export class OwnerActor {
         const { writes, result } = decide(this.deps.clock.now());
         // Nothing to write (a repeated retraction): the answer may rest on writes still in flight, so it
         // waits for them; an acknowledgement never describes a state that could still be lost.
-        if (writes.length === 0) return this.lastFactWrite.then(() => result);
-        const committed = this.factsPart.write(writes);
-        this.lastFactWrite = settled(committed);
-        return committed.then(() => result);
+        if (writes.length === 0) return this.factsPart.written().then(() => result);
+        return this.factsPart.write(writes).then(() => result);
       },
     );
   }

@@ -131,6 +131,11 @@ export class OwnerFacts {
     return applied;
   }
 
+  /** Resolves once every write issued so far has committed (or failed) and reached the index. */
+  written(): Promise<void> {
+    return this.lastApplied;
+  }
+
   /** Drops the facts held in memory (the actor was evicted while idle); they are reloaded on next use. */
   unload(): void {
     this.loaded = undefined;
