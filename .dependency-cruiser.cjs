@@ -4,7 +4,7 @@
  * Floors, bottom to top; a folder may import its own floor and the floors below, never one above:
  *   1. src/domain, src/errors.ts, src/clock.ts, src/jobs/contract.ts   pure rules and shapes
  *   2. src/log.ts, src/config.ts, src/ids.ts, src/auth, src/store, src/providers, src/media  I/O at the edge
- *   3. src/query (through service.ts), src/vector                     engines built on the store
+ *   3. src/query (through service.ts), src/vector, src/search        engines built on the store
  *   4. src/actors                                                      an owner's single writer and its parts
  *   5. activities, src/jobs/port.ts                                    what durable jobs do, and what HTTP asks of them
  *   6. src/http, src/temporal                                          the two shells: web and job engine
@@ -12,8 +12,8 @@
  * workflows/ stand apart: deterministic code that Temporal replays, so they import only the jobs contract.
  */
 const above = {
-  domain: '^src/(log|config|auth|store|providers|media|query|vector|actors|http|temporal|server|main|jobs/port)|^(activities|workflows)/',
-  store: '^src/(query|vector|actors|http|temporal|server|main|jobs/port)|^(activities|workflows)/',
+  domain: '^src/(log|config|auth|store|providers|media|query|vector|search|actors|http|temporal|server|main|jobs/port)|^(activities|workflows)/',
+  store: '^src/(query|vector|search|actors|http|temporal|server|main|jobs/port)|^(activities|workflows)/',
   engines: '^src/(actors|http|temporal|server|main|jobs/port)|^(activities|workflows)/',
   actors: '^src/(http|temporal|server|main|jobs/port)|^(activities|workflows)/',
   jobs: '^src/(http|temporal|server|main)|^workflows/',
@@ -65,7 +65,7 @@ module.exports = {
     {
       name: 'engines-below-actors',
       severity: 'error',
-      from: { path: '^src/(query|vector)/' },
+      from: { path: '^src/(query|vector|search)/' },
       to: { path: above.engines },
     },
     {

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
   // 2. The owner's index rebuilt from LMDB: vectors loaded, hnswlib built in a worker and persisted.
   t = performance.now();
-  const index = await indexes.open(scope);
+  const { vector: index } = await indexes.open(scope);
   const loadMs = performance.now() - t;
   await index.settled();
   console.log(`index from LMDB: vectors loaded in ${fmt(loadMs)} ms, hnswlib built off the event loop in ${fmt((performance.now() - t) / 1000)} s (approximate: ${index.approximate})`);

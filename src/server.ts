@@ -151,7 +151,7 @@ export function createDocumentBackends(
     ...config.vector,
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
   }, ownsUnlabeled);
-  return { docs, embedder, indexes, cipher, embedding };
+  return { docs, embedder, indexes, cipher, embedding, semanticUnavailable: embedding.status.fallback };
 }
 
 /**

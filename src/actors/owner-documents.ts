@@ -4,19 +4,21 @@ import { indexedText, newDocument, restored, softDeleted, type NewDocument } fro
 import type { StoredDocument } from '../domain/documents.js';
 import { splitPassages } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
-import { scoreOf } from '../domain/search.js';
-import { AppError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
+import { searchIndexes, type SearchMode, type SearchRequest } from '../search/modes.js';
 import type { BlobCipher } from '../store/blobs.js';
 import type { DocumentStore, EmbeddedText } from '../store/documents.js';
 import type { Embedder } from '../vector/embedder.js';
-import type { VectorIndexes } from '../vector/indexes.js';
-import type { OwnerVectorIndex, SearchFilter } from '../vector/owner-index.js';
+import type { OwnerIndexes, VectorIndexes } from '../vector/indexes.js';
+import type { OwnerVectorIndex } from '../vector/owner-index.js';
 
 /** What every owner's documents part is built from (one of each per node). */
 export interface OwnerDocumentsDeps {
   docs: DocumentStore;
   embedder: Embedder;
   indexes: VectorIndexes;
+  /** Set when the node's semantic model failed to load (the hashing fallback runs): why. Searches are then lexical. */
+  semanticUnavailable?: string | undefined;
 }
 
 
@@ -45,24 +47,31 @@ export interface DocumentWrites {
   hold<T>(work: Promise<T>): Promise<T>;
 }
 
-/** A search hit before it is shaped for HTTP. */
+/** A search hit before it is shaped for HTTP; `distance` is null only when no vector of the query's space exists. */
 export interface DocumentHit {
   doc: StoredDocument;
-  distance: number;
+  distance: number | null;
   score: number;
   passage: string;
 }
 
+/** The hits of one search, with the mode that answered and why it is not the one asked, when it is not. */
+export interface DocumentSearchResult {
+  hits: DocumentHit[];
+  mode: SearchMode;
+  reason?: string;
+}
+
 /**
- * The documents part of an owner's actor, with the owner's vector index, which it owns: opened from LMDB
+ * The documents part of an owner's actor, with the owner's vector and lexical indexes, which it owns: opened from LMDB
  * on first use, closed (its changed file written back) when the actor is evicted or the node stops.
  * Writes embed first (outside the transaction, so one owner's uploads embed in parallel), then commit the
  * document, its passages and every write hook in one transaction, and only then touch the index, so a 201
  * is searchable and a failed write leaves the index untouched. Searches read the index directly.
  */
 export class OwnerDocuments {
-  private index: Promise<OwnerVectorIndex> | undefined;
-  private loaded: OwnerVectorIndex | undefined;
+  private index: Promise<OwnerIndexes> | undefined;
+  private loaded: OwnerIndexes | undefined;
 
   constructor(
     private readonly scope: Scope,
@@ -73,7 +82,7 @@ export class OwnerDocuments {
   ) {}
 
   get residentBytes(): number {
-    return this.loaded?.residentBytes ?? 0;
+    return (this.loaded?.vector.residentBytes ?? 0) + (this.loaded?.lexical.residentBytes ?? 0);
   }
 
   /** Stores a new document (and its sealed original bytes, for media). */
@@ -84,7 +93,7 @@ export class OwnerDocuments {
         const doc = newDocument(input, now);
         return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded, sealed) };
       });
-      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: embedded.vectors[i]! })));
+      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! })));
       return doc;
     });
   }
@@ -99,11 +108,10 @@ export class OwnerDocuments {
 
   hardDelete(docId: string, principal: string): Promise<void> {
     return this.held(async () => {
-      await this.writes.transaction(() => {
-        const doc = this.readable(docId, principal);
-        this.deps.docs.hardDelete(this.scope, doc);
-      });
-      (await this.vectorIndex()).removeDoc(docId);
+      const labels = await this.writes.transaction(() => this.deps.docs.hardDelete(this.scope, this.readable(docId, principal)));
+      const { vector, lexical } = await this.indexes();
+      for (const label of labels) lexical.remove(label);
+      vector.removeDoc(docId);
     });
   }
 
@@ -131,7 +139,7 @@ export class OwnerDocuments {
         return { doc, labels };
       });
       if (!result) return this.completePending(docId, derivedText, derivedBy);
-      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: embedded.vectors[i]! })));
+      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! })));
       return result.doc;
     });
   }
@@ -140,25 +148,31 @@ export class OwnerDocuments {
     await this.writes.transaction(() => this.deps.docs.removePending(this.scope, docId));
   }
 
-  /** The best `k` documents for a query vector, each with its best passage. */
-  async search(query: Float32Array, k: number, filter: SearchFilter): Promise<DocumentHit[]> {
+  /** The best `k` documents for a query, each with its best passage, in the mode asked when it can serve. */
+  async search(request: SearchRequest): Promise<DocumentSearchResult> {
     // An owner that never stored a passage has nothing to find: no index is opened for it.
-    if (!this.index && !this.deps.docs.hasPassages(this.scope)) return [];
-    const index = await this.vectorIndex();
-    if (index.foreign) throw foreignVectors(index.foreign, this.deps.embedder.id);
-    return index.search(query, k, filter).flatMap((hit) => {
+    if (!this.index && !this.deps.docs.hasPassages(this.scope)) return { hits: [], mode: request.mode };
+    const { embedder, semanticUnavailable } = this.deps;
+    const outcome = searchIndexes(await this.indexes(), request, { embedderId: embedder.id, semanticUnavailable });
+    const hits = outcome.hits.flatMap((hit) => {
       const doc = this.deps.docs.get(this.scope, hit.docId);
       const passage = this.deps.docs.passage(this.scope, hit.label);
-      if (!doc || doc.deleted_at !== null || !canRead(doc.readers, filter.principal)) return [];
-      return [{ doc, distance: hit.distance, score: scoreOf(hit.distance), passage: passage?.text ?? '' }];
+      if (!doc || doc.deleted_at !== null || !canRead(doc.readers, request.filter.principal)) return [];
+      return [{ doc, distance: hit.distance, score: hit.score, passage: passage?.text ?? '' }];
     });
+    return { ...outcome, hits };
+  }
+
+  /** The owner's vector index (opened with the lexical one on first use). */
+  async vectorIndex(): Promise<OwnerVectorIndex> {
+    return (await this.indexes()).vector;
   }
 
   /**
-   * The owner's vector index, opened on first use. Callers awaiting one opening share it and resume in
-   * the order they asked, so writes are applied to the opened index in their commit order.
+   * The owner's indexes, opened on first use. Callers awaiting one opening share it and resume in
+   * the order they asked, so writes are applied to the opened indexes in their commit order.
    */
-  vectorIndex(): Promise<OwnerVectorIndex> {
+  indexes(): Promise<OwnerIndexes> {
     if (this.index) return this.index;
     const opening = this.deps.indexes.open(this.scope);
     this.index = opening;
@@ -175,7 +189,7 @@ export class OwnerDocuments {
 
   /** Resolves once the index (when open) has finished any load or build under way. */
   async settled(): Promise<void> {
-    await (await this.index?.catch(() => undefined))?.settled();
+    await (await this.index?.catch(() => undefined))?.vector.settled();
   }
 
   /** Closes the index, writing its changed file back, and forgets it (the actor was evicted, or shutdown). */
@@ -183,7 +197,7 @@ export class OwnerDocuments {
     const opening = this.index;
     this.index = undefined;
     this.loaded = undefined;
-    (await opening?.catch(() => undefined))?.close();
+    (await opening?.catch(() => undefined))?.vector.close();
   }
 
   private change(docId: string, principal: string, next: (doc: StoredDocument, now: number) => StoredDocument): Promise<StoredDocument> {
@@ -206,18 +220,19 @@ export class OwnerDocuments {
     return doc;
   }
 
-  private async indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array }>): Promise<void> {
-    const index = await this.vectorIndex();
-    index.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
-    index.maybeBuild();
-    if (this.loaded === index) this.indexed(index);
+  private async indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array; text: string }>): Promise<void> {
+    const indexes = await this.indexes();
+    for (const { label, text } of passages ?? []) indexes.lexical.add(label, doc.doc_id, text);
+    indexes.vector.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
+    indexes.vector.maybeBuild();
+    if (this.loaded === indexes) this.indexed(indexes);
   }
 
-  /** The index grew (opened, written to, or an hnswlib index swapped in once built): re-weigh the owner. */
-  private indexed(index: OwnerVectorIndex): void {
-    this.loaded = index;
+  /** The indexes grew (opened, written to, or an hnswlib index swapped in once built): re-weigh the owner. */
+  private indexed(indexes: OwnerIndexes): void {
+    this.loaded = indexes;
     this.resized();
-    void index.settled().then(() => this.loaded === index && this.resized());
+    void indexes.vector.settled().then(() => this.loaded === indexes && this.resized());
   }
 
   private held<T>(work: () => Promise<T>): Promise<T> {
@@ -229,18 +244,4 @@ export class OwnerDocuments {
     const { embedder } = this.deps;
     return { passages, vectors: passages.length ? await embedder.embed(passages) : [], embedder: embedder.id };
   }
-}
-
-/**
- * Thrown when an owner's passages were embedded by another embedder than the node's (a DATA_DIR written
- * before EMBEDDER changed): their vectors live in another space, so no search may rank them together.
- */
-function foreignVectors(foreign: { passages: number; embedders: string[] }, current: string): AppError {
-  return new AppError(
-    'unavailable',
-    `this owner has ${foreign.passages} ${foreign.passages === 1 ? 'passage' : 'passages'} embedded by ${foreign.embedders.join(', ')}, and this node embeds with ${current}; ` +
-      'vectors of two embedders cannot be ranked together, so search is unavailable for this owner until its passages are re-embedded ' +
-      '(or the node runs the embedder that made them)',
-    { expose: true },
-  );
 }

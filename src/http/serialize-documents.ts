@@ -55,7 +55,7 @@ export function hitJson(hit: DocumentHit, includeContent: boolean) {
   return {
     doc_id: doc.doc_id,
     score: hit.score,
-    distance: Math.round(hit.distance * 1e6) / 1e6,
+    distance: hit.distance === null ? null : Math.round(hit.distance * 1e6) / 1e6,
     passage: hit.passage,
     modality: doc.modality,
     content_type: doc.content_type,

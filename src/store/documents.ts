@@ -113,8 +113,8 @@ export class DocumentStore extends DocumentRecords {
     this.store.records.put([...scopeKey(scope), 'doc', next.doc_id], next);
   }
 
-  /** Inside a transaction: removes the document, its bytes, its passages and its index entries for good. */
-  hardDelete(scope: Scope, doc: StoredDocument): void {
+  /** Inside a transaction: removes the document, its bytes, its passages and its index entries for good; returns the passages' labels. */
+  hardDelete(scope: Scope, doc: StoredDocument): number[] {
     const s = scopeKey(scope);
     const labels = (this.store.records.get([...s, 'dvec', doc.doc_id]) as number[] | undefined) ?? [];
     for (const hook of this.hooks) hook.onDocumentWrite(doc, undefined);
@@ -123,6 +123,7 @@ export class DocumentStore extends DocumentRecords {
     this.store.records.remove([...s, 'blob', doc.doc_id]);
     this.store.records.remove([...s, 'doc', doc.doc_id]);
     this.store.index.remove([...s, 'd_created', doc.created_at, doc.doc_id]);
+    return labels;
   }
 
   getPending(scope: Scope, docId: string): PendingMedia | undefined {

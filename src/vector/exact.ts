@@ -71,3 +71,32 @@ class MaxHeap {
     [this.dist[a], this.dist[b]] = [this.dist[b]!, this.dist[a]!];
   }
 }
+
+/** Count, sum and sum of squares of the query's cosine similarity to each label's vector (for pool stats). */
+export function similaritySums(
+  vectors: Float32Array,
+  dims: number,
+  labels: Iterable<number>,
+  query: Float32Array,
+): { count: number; sum: number; sumOfSquares: number } {
+  let count = 0;
+  let sum = 0;
+  let sumOfSquares = 0;
+  for (const label of labels) {
+    const base = label * dims;
+    let dot = 0;
+    for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
+    count++;
+    sum += dot;
+    sumOfSquares += dot * dot;
+  }
+  return { count, sum, sumOfSquares };
+}
+
+/** Cosine distance of one label's vector to the query. */
+export function distanceTo(vectors: Float32Array, dims: number, label: number, query: Float32Array): number {
+  const base = label * dims;
+  let dot = 0;
+  for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
+  return 1 - dot;
+}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scope } from '../domain/scope.js';
+import { LexicalIndex } from '../search/lexical-index.js';
 import { toFloat32, type DocumentStore } from '../store/documents.js';
 import { HNSW_DEFAULTS, type HnswParams } from './hnsw-build.js';
 import { OwnerVectorIndex, type VectorIndexOptions } from './owner-index.js';
@@ -9,8 +10,14 @@ import { OwnerVectorIndex, type VectorIndexOptions } from './owner-index.js';
 /** What a node sets for every owner's index; `m` and `efConstruction` default to HNSW_DEFAULTS. */
 export type IndexSettings = Omit<VectorIndexOptions, 'filePath' | 'embedderId' | 'dims' | keyof HnswParams> & Partial<HnswParams>;
 
+/** An owner's two search indexes over the same passages, opened together from one scan of LMDB. */
+export interface OwnerIndexes {
+  vector: OwnerVectorIndex;
+  lexical: LexicalIndex;
+}
+
 /**
- * Opens owners' vector indexes: each is filled from LMDB (plus its persisted hnswlib file under
+ * Opens owners' vector and lexical indexes: each is filled from LMDB (plus its persisted hnswlib file under
  * `DATA_DIR/vectors`, when there is one). Whoever opens an index owns it: the owner's actor keeps it
  * while it is resident, and closes it (writing the changed file back) when it is evicted or at shutdown.
  */
@@ -29,8 +36,8 @@ export class VectorIndexes {
     mkdirSync(this.dir, { recursive: true });
   }
 
-  /** A new index holding the owner's stored passages; an hnswlib index is loaded or built in the background. */
-  async open(scope: Scope): Promise<OwnerVectorIndex> {
+  /** New indexes holding the owner's stored passages; an hnswlib index is loaded or built in the background. */
+  async open(scope: Scope): Promise<OwnerIndexes> {
     const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
     const index = new OwnerVectorIndex({
       ...HNSW_DEFAULTS,
@@ -39,16 +46,18 @@ export class VectorIndexes {
       embedderId: this.embedder.id,
       filePath: join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32)),
     });
-    await fillIndex(this.docs, scope, index, { id: this.embedder.id, ownsUnlabeled: this.ownsUnlabeled });
+    const lexical = new LexicalIndex();
+    await fillIndex(this.docs, scope, index, { id: this.embedder.id, ownsUnlabeled: this.ownsUnlabeled }, undefined, lexical);
     index.maybeBuild();
-    return index;
+    return { vector: index, lexical };
   }
 }
 
 /**
- * Fills a fresh index with the owner's documents and passages from the store's chunked scans. Writes
- * that commit meanwhile are applied to the index by the owner's actor once the fill has finished.
- * Passages another embedder made are left out and counted in `index.foreign`, never mixed in.
+ * Fills a fresh index (and the lexical index, when given) with the owner's documents and passages from the
+ * store's chunked scans. Writes that commit meanwhile are applied by the owner's actor once the fill has
+ * finished. Passages another embedder made are left out of the vector index and counted in
+ * `index.foreign`, never mixed in; the lexical index holds every passage.
  */
 export async function fillIndex(
   docs: DocumentStore,
@@ -56,10 +65,12 @@ export async function fillIndex(
   index: OwnerVectorIndex,
   embedder: { id: string; ownsUnlabeled: boolean },
   chunk?: number,
+  lexical?: LexicalIndex,
 ): Promise<void> {
   const passagesOf = new Map<string, Array<{ label: number; vector: Float32Array }>>();
   const foreign = new Map<string, number>();
   await docs.scanPassages(scope, (label, passage) => {
+    lexical?.add(label, passage.doc_id, passage.text);
     const madeBy = passage.embedder ?? (embedder.ownsUnlabeled ? embedder.id : 'an embedder of an earlier version');
     if (madeBy !== embedder.id) {
       foreign.set(madeBy, (foreign.get(madeBy) ?? 0) + 1);

@@ -1,5 +1,6 @@
 import type { Embedder } from './embedder.js';
 import { normalise } from './embedder.js';
+import { tokenize } from '../domain/text.js';
 
 /**
  * The built-in embedder: feature hashing, in process, no network and no model. Word unigrams, word bigrams
@@ -43,22 +44,6 @@ export class LocalEmbedder implements Embedder {
     }
     return normalise(v);
   }
-}
-
-const STOPWORDS = new Set(
-  'a an and are as at be but by for from has have he her his i in is it its of on or our she so than that the their them then there these they this to was we were what when where which who will with you your'.split(' '),
-);
-
-/** Lower-cased letter/digit runs, stop words dropped, a trailing plural `s` folded. */
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) {
-    let w = m[0];
-    if (STOPWORDS.has(w)) continue;
-    if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-    out.push(w);
-  }
-  return out;
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: fast, stable across runs and platforms. */

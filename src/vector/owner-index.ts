@@ -1,10 +1,12 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
 import { canRead } from '../domain/access.js';
 import { bestPerDocument, type PassageHit } from '../domain/search.js';
 import type { Modality } from '../domain/documents.js';
-import { exactSearch } from './exact.js';
+import { poolStats, type PoolStats } from '../domain/fusion.js';
+import { distanceTo, exactSearch, similaritySums } from './exact.js';
+import { readIndexMeta, writeIndexMeta } from './index-meta.js';
 import { buildHnswFile, type HnswParams } from './hnsw-build.js';
 
 const { HierarchicalNSW } = hnswlib;
@@ -35,12 +37,8 @@ export interface SearchFilter {
   maxDistance?: number | undefined;
 }
 
-interface FileMeta {
-  embedderId: string;
-  dims: number;
-  /** Every label below this was in the index when it was written. */
-  covers: number;
-}
+/** Above this many passages, the pool's similarity stats are estimated from an even sample of this size. */
+const STATS_SAMPLE = 4096;
 
 /** Most labels caught up one by one after loading a file; beyond this the file is stale and rebuilt. */
 const CATCH_UP_MAX = 2000;
@@ -141,6 +139,27 @@ export class OwnerVectorIndex {
     }
   }
 
+  /** Whether a readable, live document with the filter's modality (the lexical index asks, src/search). */
+  allowsDoc(docId: string, filter: SearchFilter): boolean {
+    const doc = this.docs.get(docId);
+    return !!doc && !doc.deleted && (!filter.modality || doc.modality === filter.modality) && canRead(doc.readers, filter.principal);
+  }
+
+  /** The cosine distance of one passage to the query; undefined when this index holds no vector for it. */
+  distanceOf(label: number, query: Float32Array): number | undefined {
+    return this.docOf[label] === undefined ? undefined : distanceTo(this.vectors, this.options.dims, label, query);
+  }
+
+  /**
+   * Mean and spread of the query's cosine similarity over the owner's passages: every one up to
+   * STATS_SAMPLE, an even sample of that many above it (a z-score needs the spread, not every value).
+   */
+  similarityStats(query: Float32Array): PoolStats {
+    const stride = Math.max(1, Math.floor(this.live / STATS_SAMPLE));
+    const sums = similaritySums(this.vectors, this.options.dims, this.sampleLabels(stride), query);
+    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
+  }
+
   /** Writes the hnswlib index and its meta when they changed (on eviction and shutdown). */
   persist(): void {
     if (!this.hnsw || !this.dirty || this.building) return;
@@ -232,8 +251,12 @@ export class OwnerVectorIndex {
 
   private allows(label: number, filter: SearchFilter): boolean {
     const docId = this.docOf[label];
-    const doc = docId === undefined ? undefined : this.docs.get(docId);
-    return !!doc && !doc.deleted && (!filter.modality || doc.modality === filter.modality) && canRead(doc.readers, filter.principal);
+    return docId !== undefined && this.allowsDoc(docId, filter);
+  }
+
+  private *sampleLabels(stride: number): Generator<number> {
+    let seen = 0;
+    for (let l = 0; l < this.docOf.length; l++) if (this.docOf[l] !== undefined && seen++ % stride === 0) yield l;
   }
 
   private addVector(label: number, docId: string, vector: Float32Array): void {
@@ -277,17 +300,11 @@ export class OwnerVectorIndex {
     if (doc.readers !== null) this.restricted += n;
   }
 
-  private readMeta(): FileMeta | null {
-    try {
-      const meta = JSON.parse(readFileSync(`${this.options.filePath}.json`, 'utf8')) as FileMeta;
-      return meta.embedderId === this.options.embedderId && meta.dims === this.options.dims ? meta : null;
-    } catch {
-      return null;
-    }
+  private readMeta() {
+    return readIndexMeta(this.options.filePath, this.options);
   }
 
-  private writeMeta(meta: FileMeta): void {
-    writeFileSync(`${this.options.filePath}.json.tmp`, JSON.stringify(meta));
-    renameSync(`${this.options.filePath}.json.tmp`, `${this.options.filePath}.json`);
+  private writeMeta(meta: { embedderId: string; dims: number; covers: number }): void {
+    writeIndexMeta(this.options.filePath, meta);
   }
 }

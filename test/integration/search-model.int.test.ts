@@ -24,7 +24,7 @@ const addDoc = async (svc: TestService, entity: string, content: string) => {
   expect(res.status).toBe(201);
   return res.body.doc_id as string;
 };
-const search = (svc: TestService, entity: string, q: string) => svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=3`);
+const search = (svc: TestService, entity: string, q: string, extra = '') => svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=3${extra}`);
 
 describe('search with EMBEDDER=model (all-MiniLM-L6-v2)', () => {
   let svc: TestService;
@@ -61,14 +61,19 @@ describe('search with EMBEDDER=model and no model folder', () => {
     rmSync(empty, { recursive: true, force: true });
   });
 
-  it('falls back to the hashing embedder, says so in GET /status, and search still works', async () => {
+  it('falls back to the hashing embedder, says so in GET /status, and searches by words alone, saying why', async () => {
     const status = await svc.call('GET', '/status', { key: null });
     expect(status.body.embedder).toMatchObject({ id: 'local-hash-v1-384', kind: 'hash', fallback: expect.stringMatching(/absent does not exist; the hashing embedder runs instead \(run `npm install`/) });
     const id = await addDoc(svc, 'm-fallback', 'The blue heron nests by the river in spring.');
     await addDoc(svc, 'm-fallback', 'Invoices are due at the end of the month.');
     const res = await search(svc, 'm-fallback', 'heron nests river');
     expect(res.status).toBe(200);
-    expect(res.body.results[0].doc_id).toBe(id);
+    expect(res.body).toMatchObject({ search_mode: 'lexical', search_mode_reason: expect.stringContaining('the hashing embedder runs instead') });
+    expect(res.body.results.map((r: any) => r.doc_id)).toEqual([id]);
+    // No semantic answer without a semantic model: semantic mode and search by vector are 503.
+    expect((await search(svc, 'm-fallback', 'heron', '&mode=semantic')).status).toBe(503);
+    const byVector = await svc.call('POST', '/v1/search/embed?entity_id=m-fallback', { body: { vector: new Array(384).fill(0.05) } });
+    expect(byVector.status).toBe(503);
   });
 });
 
@@ -78,7 +83,7 @@ describe('a DATA_DIR whose passages another embedder made', () => {
   const model = { dataDir, env: { EMBEDDER: 'model', EMBEDDINGS_MODEL_DIR: requireTestModel() } };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('never ranks vectors of two embedders together: that owner answers 503 until the node runs the embedder that made them', async () => {
+  it('never ranks vectors of two embedders together: that owner is searched by its words alone, and semantic search is 503, until its vectors are of one space', async () => {
     let svc = await startTestService(hash);
     const tea = await addDoc(svc, 'm-old', 'Ann prefers green tea over coffee.');
     await addDoc(svc, 'm-old', 'The library closes early on public holidays.');
@@ -86,9 +91,15 @@ describe('a DATA_DIR whose passages another embedder made', () => {
     await svc.stop();
 
     svc = await startTestService(model);
-    const refused = await search(svc, 'm-old', 'green tea');
+    const lexical = await search(svc, 'm-old', 'green tea');
+    expect(lexical.status).toBe(200);
+    expect(lexical.body).toMatchObject({ search_mode: 'lexical', search_mode_reason: expect.stringContaining('this owner has 2 passages embedded by local-hash-v1-384, and this node embeds with all-minilm-l6-v2-384') });
+    expect(lexical.body.results.map((r: any) => [r.doc_id, r.distance])).toEqual([[tea, null]]);
+    const refused = await search(svc, 'm-old', 'green tea', '&mode=semantic');
     expect(refused.status).toBe(503);
-    expect(refused.body).toMatchObject({ code: 'unavailable', error: expect.stringContaining('this owner has 2 passages embedded by local-hash-v1-384, and this node embeds with all-minilm-l6-v2-384') });
+    expect(refused.body).toMatchObject({ code: 'unavailable', error: expect.stringContaining('this owner has 2 passages embedded by local-hash-v1-384') });
+    const noDistance = await search(svc, 'm-old', 'green tea', '&max_distance=0.5');
+    expect(noDistance.status).toBe(503);
     // Writes and reads of the owner's documents go on; only the mixed ranking is refused.
     await addDoc(svc, 'm-old', 'Bob parks his bicycle in the garage.');
     expect((await svc.call('GET', '/v1/documents?entity_id=m-old')).body.count).toBe(3);
@@ -100,7 +111,7 @@ describe('a DATA_DIR whose passages another embedder made', () => {
 
     // Back on the hashing embedder, the model's passage is the foreign one.
     svc = await startTestService(hash);
-    const back = await search(svc, 'm-old', 'green tea');
+    const back = await search(svc, 'm-old', 'green tea', '&mode=semantic');
     expect(back.status).toBe(503);
     expect(back.body.error).toContain('this owner has 1 passage embedded by all-minilm-l6-v2-384');
     await svc.stop();

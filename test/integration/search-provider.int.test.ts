@@ -43,7 +43,7 @@ describe('search with an OpenAI-compatible embeddings provider', () => {
     await svc.call('POST', '/v1/documents?entity_id=prov', { body: { content: 'Writing code in the rain.' } });
     expect(requests.some((r) => r.model === 'stub-embed' && r.input.includes('The cat sleeps all day.'))).toBe(true);
 
-    const hits = await svc.call('GET', '/v1/search?entity_id=prov&q=cat&k=1');
+    const hits = await svc.call('GET', '/v1/search?entity_id=prov&q=cat&k=1&mode=semantic');
     expect(hits.body.results[0].doc_id).toBe(cat);
     expect(hits.body.results[0].score).toBeGreaterThan(90);
 

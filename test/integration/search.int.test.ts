@@ -28,11 +28,13 @@ describe('search', () => {
   it('finds a document as soon as its 201 returns, with score, distance and best passage', async () => {
     const id = await addDoc('s-basic', 'The blue heron nests by the river in spring.');
     await addDoc('s-basic', 'Invoices are due at the end of the month.');
-    const res = await search('s-basic', 'heron nesting river');
+    const res = await search('s-basic', 'heron nesting river', '&mode=semantic');
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(res.body.results.length);
+    expect(res.body.search_mode).toBe('semantic');
     const [top] = res.body.results;
     expect(top).toMatchObject({ doc_id: id, modality: 'text', content_type: 'text/plain', passage: 'The blue heron nests by the river in spring.' });
+    // In semantic mode the score is the cosine similarity as a percentage (DECISIONS.md, Search).
     expect(top.score).toBe(Math.round(100 * Math.max(0, 1 - top.distance) * 100) / 100);
     expect(top.content).toBeUndefined();
     const scores = res.body.results.map((r: any) => r.score);
@@ -65,6 +67,47 @@ describe('search', () => {
     expect(await hit()).toBe(false);
   });
 
+  it('answers in hybrid mode by default, lexical or semantic on request, and every hit carries its cosine distance', async () => {
+    const quokka = await addDoc('s-mode', 'The quokka smiled at the camera on Rottnest Island.');
+    await addDoc('s-mode', 'Camera batteries drain fast in the cold.');
+    await addDoc('s-mode', 'Island ferries leave every hour.');
+    const hybrid = await search('s-mode', 'quokka camera');
+    expect(hybrid.body).toMatchObject({ search_mode: 'hybrid', count: 3 });
+    expect(hybrid.body.search_mode_reason).toBeUndefined();
+    expect(hybrid.body.results[0].doc_id).toBe(quokka);
+    const lexical = await search('s-mode', 'quokka', '&mode=lexical');
+    expect(lexical.body).toMatchObject({ search_mode: 'lexical', count: 1 });
+    expect(lexical.body.results[0]).toMatchObject({ doc_id: quokka, distance: expect.any(Number) });
+    // max_distance filters lexical hits by their cosine distance too, before ranking.
+    const cut = lexical.body.results[0].distance - 0.001;
+    expect((await search('s-mode', 'quokka', `&mode=lexical&max_distance=${cut.toFixed(6)}`)).body.count).toBe(0);
+    const hybridCut = (hybrid.body.results[0].distance - 0.001).toFixed(6);
+    const nearer = await search('s-mode', 'quokka camera', `&max_distance=${hybridCut}`);
+    expect(nearer.body.results.map((r: any) => r.doc_id)).not.toContain(quokka);
+    expect(nearer.body.results.every((r: any) => r.distance <= Number(hybridCut))).toBe(true);
+    for (const answer of [hybrid, lexical]) {
+      const scores = answer.body.results.map((r: any) => r.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      expect(scores.every((x: number) => x >= 0 && x <= 100)).toBe(true);
+    }
+    expect((await search('s-mode', 'quokka', '&mode=semantic')).body.search_mode).toBe('semantic');
+    expect((await search('s-mode', 'quokka', '&mode=fuzzy')).status).toBe(400);
+  });
+
+  it('the lexical index follows soft delete, restore and hard delete at once', async () => {
+    const id = await addDoc('s-lexdel', 'Okapi sightings in the Ituri forest');
+    await addDoc('s-lexdel', 'Forest trails close at dusk');
+    const found = async () => (await search('s-lexdel', 'okapi', '&mode=lexical')).body.results.map((r: any) => r.doc_id);
+    expect(await found()).toEqual([id]);
+    await svc.call('DELETE', `/v1/documents/${id}?entity_id=s-lexdel`);
+    expect(await found()).toEqual([]);
+    await svc.call('POST', `/v1/documents/${id}/restore?entity_id=s-lexdel`);
+    expect(await found()).toEqual([id]);
+    await svc.call('DELETE', `/v1/documents/${id}?entity_id=s-lexdel&hard=true`);
+    expect(await found()).toEqual([]);
+    expect((await search('s-lexdel', 'okapi forest')).body.results).toHaveLength(1);
+  });
+
   it('k, max_distance and modality narrow the results', async () => {
     for (const n of [1, 2, 3, 4, 5]) await addDoc('s-k', `apple orchard harvest number ${n}`);
     await addDoc('s-k', 'quantum chromodynamics lecture');
@@ -95,6 +138,11 @@ describe('search', () => {
     expect((await search('s-iso-a', 'walrus recipe')).body.count).toBe(1);
     expect((await search('s-iso-a', 'walrus recipe', '&partition=p1')).body.count).toBe(1);
     expect((await search('s-iso-a', 'walrus recipe', '&partition=p2')).body.count).toBe(0);
+    for (const mode of ['lexical', 'semantic']) {
+      expect((await search('s-iso-b', 'walrus recipe', `&mode=${mode}`)).body.count, mode).toBe(0);
+      expect((await search('s-iso-a', 'walrus recipe', `&mode=${mode}`, KEYS.globex)).body.count, mode).toBe(0);
+      expect((await search('s-iso-a', 'walrus recipe named reader', `&mode=${mode}`)).body.count, mode).toBe(1);
+    }
   });
 
   it('POST /v1/search/embed searches by a caller vector of the index dimension', async () => {
@@ -117,6 +165,13 @@ describe('search', () => {
     expect(res.body.results).toHaveLength(2);
     expect(res.body.results[0][0].passage).toBe('violin concerto');
     expect(res.body.results[1][0].passage).toBe('tractor engine repair');
+    expect(res.body.search_modes).toEqual(['hybrid', 'hybrid']);
+    const modes = await svc.call('POST', '/v1/search/batch?entity_id=s-batch', { body: { queries: [{ q: 'violin', mode: 'lexical' }, { q: 'violin', mode: 'semantic', k: 2 }] } });
+    expect(modes.body.search_modes).toEqual(['lexical', 'semantic']);
+    expect(modes.body.search_mode_reasons).toEqual([null, null]);
+    expect(modes.body.results[0].map((r: any) => r.passage)).toEqual(['violin concerto']);
+    expect(modes.body.results[1]).toHaveLength(2);
+    expect((await svc.call('POST', '/v1/search/batch?entity_id=s-batch', { body: { queries: [{ q: 'violin', mode: 'exact' }] } })).status).toBe(400);
     const alias = await svc.call('POST', '/search/batch?entity_id=s-batch', { body: { queries: [{ q: 'violin', k: 1 }] } });
     expect(alias.status).toBe(200);
     expect(alias.headers.get('deprecation')).toBe('true');
@@ -125,7 +180,7 @@ describe('search', () => {
     expect(tooMany.status).toBe(400);
   });
 
-  it('search quality on the fixture corpus: recall@10 and MRR of the default (lexical) embedder', async () => {
+  it('search quality on the fixture corpus: recall@10 and MRR of the default (hybrid) mode with the hashing embedder', async () => {
     const idOf = new Map<string, string>();
     for (const doc of corpus.documents) {
       const res = await svc.call('POST', '/v1/documents?entity_id=s-corpus', { body: { title: doc.title, content: doc.content } });

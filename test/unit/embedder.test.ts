@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cosineDistance } from '../../src/vector/embedder.js';
-import { LocalEmbedder, tokenize } from '../../src/vector/local-embedder.js';
+import { tokenize } from '../../src/domain/text.js';
+import { LocalEmbedder } from '../../src/vector/local-embedder.js';
 import { OpenAiEmbedder } from '../../src/vector/openai-embedder.js';
 
 describe('LocalEmbedder (lexical feature hashing)', () => {

@@ -58,7 +58,8 @@ async function readBack(scope: Scope): Promise<unknown> {
   const actor = use(scope);
   const facts = actor.facts().list({ include_inactive: true, limit: 10_000 });
   await actor.documents.settled();
-  const hits = await actor.documents.search(embedder.embedOne(`${scope.entityId} note about the reef site`), 10, { principal: 'p' });
+  const query = `${scope.entityId} note about the reef site`;
+  const { hits } = await actor.documents.search({ mode: 'hybrid', text: query, vector: embedder.embedOne(query), k: 10, filter: { principal: 'p' } });
   await actor.documents.settled();
   return { facts, hits: hits.map((h) => ({ id: h.doc.doc_id, score: h.score, passage: h.passage })) };
 }
@@ -132,7 +133,8 @@ describe('one residency budget', () => {
     await step(writing);
     await step(readBack(huge));
     expect(registry.size).toBe(1);
-    const hits = await use(scope).documents.search(embedder.embedOne(text(scope.entityId, 1)), 5, { principal: 'p' });
+    const query = text(scope.entityId, 1);
+    const { hits } = await use(scope).documents.search({ mode: 'hybrid', text: query, vector: embedder.embedOne(query), k: 5, filter: { principal: 'p' } });
     expect(hits.map((h) => h.doc.doc_id)).toContain(`doc_${scope.entityId}_1`);
   });
 });

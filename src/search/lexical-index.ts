@@ -1,0 +1,128 @@
+import { idf, poolStats, termScore, type PoolStats } from '../domain/fusion.js';
+import { tokenize } from '../domain/text.js';
+import { Postings } from './postings.js';
+
+/** BM25 values of the passages that hold a query term, with the pool's stats for z-scoring. */
+export interface LexicalScores {
+  /** BM25 value by label; a label absent here scores 0. */
+  scores: Map<number, number>;
+  /** Mean and spread over every live passage (those without a query term count as 0). */
+  stats: PoolStats;
+}
+
+/** Hard-deleted share of indexed passages above which postings are compacted. */
+const COMPACT_RATIO = 0.25;
+
+/**
+ * One owner's inverted index over its passages' words (the project's tokenizer, src/domain/text.ts), ranked
+ * by Okapi BM25. It holds every passage whatever embedder made its vector, so an owner whose vectors are being
+ * re-embedded is still found by its words. Soft deletes and readers are filters applied by the caller (a
+ * restore is instant); a hard delete drops the label, and postings are compacted once enough are dead.
+ * Document frequencies count dead labels until then, a bounded error that compaction removes.
+ */
+export class LexicalIndex {
+  private readonly terms = new Map<string, Postings>();
+  /** Passage length in terms by label; 0 for a label never added or removed. */
+  private lengths = new Uint16Array(64);
+  /** The document of each label (a passage's words are found before its document is known to be readable). */
+  private readonly docIds: Array<string | undefined> = [];
+  private live = 0;
+  private dead = 0;
+  private totalLength = 0;
+  private postingBytes = 0;
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** Bytes held in memory, roughly: postings, the length and document tables, and ~80 B per distinct term. */
+  get residentBytes(): number {
+    return this.postingBytes + this.lengths.byteLength + this.docIds.length * 8 + this.terms.size * 80;
+  }
+
+  docOf(label: number): string | undefined {
+    return this.has(label) ? this.docIds[label] : undefined;
+  }
+
+  has(label: number): boolean {
+    return (this.lengths[label] ?? 0) > 0;
+  }
+
+  /** Indexes a passage's text under its label (labels are never reused; adding one twice is a no-op). */
+  add(label: number, docId: string, text: string): void {
+    if (this.has(label)) return;
+    const counts = new Map<string, number>();
+    for (const term of tokenize(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    let length = 0;
+    for (const [term, count] of counts) {
+      let postings = this.terms.get(term);
+      if (!postings) this.terms.set(term, (postings = new Postings()));
+      const before = postings.bytes;
+      postings.add(label, count);
+      this.postingBytes += postings.bytes - before;
+      length += count;
+    }
+    this.grow(label);
+    while (this.docIds.length <= label) this.docIds.push(undefined);
+    this.docIds[label] = docId;
+    // A passage of no words still counts in the pool (it scores 0); length 1 marks it present.
+    this.lengths[label] = Math.max(1, Math.min(length, 0xffff));
+    this.live++;
+    this.totalLength += this.lengths[label]!;
+  }
+
+  /** Forgets a passage for good (hard delete). */
+  remove(label: number): void {
+    const length = this.lengths[label] ?? 0;
+    if (length === 0) return;
+    this.lengths[label] = 0;
+    this.docIds[label] = undefined;
+    this.live--;
+    this.dead++;
+    this.totalLength -= length;
+    if (this.dead > COMPACT_RATIO * (this.live + this.dead)) this.compact();
+  }
+
+  /** BM25 of every passage holding a query word, and the pool's stats. */
+  score(query: string): LexicalScores {
+    const scores = new Map<number, number>();
+    const meanLength = this.live ? this.totalLength / this.live : 1;
+    for (const term of new Set(tokenize(query))) {
+      const postings = this.terms.get(term);
+      if (!postings) continue;
+      const termIdf = idf(this.live + this.dead, postings.size);
+      for (let i = 0; i < postings.size; i++) {
+        const label = postings.labels[i]!;
+        const length = this.lengths[label]!;
+        if (length === 0) continue;
+        scores.set(label, (scores.get(label) ?? 0) + termScore(termIdf, postings.counts[i]!, length, meanLength));
+      }
+    }
+    let sum = 0;
+    let sumOfSquares = 0;
+    for (const value of scores.values()) {
+      sum += value;
+      sumOfSquares += value * value;
+    }
+    return { scores, stats: poolStats(this.live, sum, sumOfSquares) };
+  }
+
+  private grow(label: number): void {
+    if (label < this.lengths.length) return;
+    let size = this.lengths.length;
+    while (size <= label) size *= 2;
+    const lengths = new Uint16Array(size);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+  }
+
+  private compact(): void {
+    this.postingBytes = 0;
+    for (const [term, postings] of this.terms) {
+      postings.retain((label) => this.lengths[label]! > 0);
+      if (postings.size === 0) this.terms.delete(term);
+      else this.postingBytes += postings.bytes;
+    }
+    this.dead = 0;
+  }
+}

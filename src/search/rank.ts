@@ -1,0 +1,89 @@
+import { fused, zScore, zToScore } from '../domain/fusion.js';
+import { scoreOf } from '../domain/search.js';
+import type { OwnerVectorIndex, SearchFilter } from '../vector/owner-index.js';
+import type { LexicalIndex } from './lexical-index.js';
+
+/** One document's best passage as ranked: `distance` is null only when no vector of this space exists for it. */
+export interface RankedHit {
+  label: number;
+  docId: string;
+  distance: number | null;
+  score: number;
+}
+
+/** What a search ranks with: the query's words, and its vector when the owner's vectors can be compared to it. */
+export interface RankInput {
+  text: string;
+  vector: Float32Array;
+  k: number;
+  filter: SearchFilter;
+}
+
+/**
+ * How many candidates each ranking brings to the fusion: a document outside both top lists would need to be
+ * middling in both to win, which the pool never showed (bench/retrieval.ts).
+ */
+const candidatesFor = (k: number) => Math.max(200, 4 * k);
+
+/** `semantic`: nearest vectors; score from the distance (DECISIONS.md, Search). */
+export function rankSemantic(vectors: OwnerVectorIndex, input: RankInput): RankedHit[] {
+  return vectors.search(input.vector, input.k, input.filter).map((hit) => ({ ...hit, score: scoreOf(hit.distance) }));
+}
+
+/**
+ * `lexical`: BM25 order, one hit per document (its best passage), each with its cosine distance when the
+ * owner's vectors are in the query's space (`vector` given) so that `max_distance` filters before ranking.
+ */
+export function rankLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: Omit<RankInput, 'vector'> & { vector: Float32Array | null }): RankedHit[] {
+  const { scores, stats } = lexical.score(input.text);
+  const hits: RankedHit[] = [];
+  const seen = new Set<string>();
+  for (const [label, value] of [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0])) {
+    const docId = lexical.docOf(label);
+    if (docId === undefined || seen.has(docId) || !vectors.allowsDoc(docId, input.filter)) continue;
+    const distance = input.vector ? (vectors.distanceOf(label, input.vector) ?? null) : null;
+    if (input.filter.maxDistance !== undefined && (distance === null || distance > input.filter.maxDistance)) continue;
+    seen.add(docId);
+    hits.push({ label, docId, distance, score: zToScore(zScore(value, stats)) });
+    if (hits.length >= input.k) break;
+  }
+  return hits;
+}
+
+/**
+ * `hybrid`: the semantic and lexical candidates, each passage valued by its cosine and BM25 z-scores
+ * blended (src/domain/fusion.ts), `max_distance` applied before ranking, one hit per document.
+ */
+export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: RankInput): RankedHit[] {
+  const { vector, filter } = input;
+  const wanted = candidatesFor(input.k);
+  const lexicalScores = lexical.score(input.text);
+  const cosineStats = vectors.similarityStats(vector);
+  const distances = new Map<number, { docId: string; distance: number }>();
+  for (const hit of vectors.search(vector, wanted, { ...filter, maxDistance: undefined })) distances.set(hit.label, hit);
+  for (const [label] of topLexical(lexical, vectors, lexicalScores.scores, wanted, filter)) {
+    const docId = lexical.docOf(label);
+    const distance = vectors.distanceOf(label, vector);
+    if (docId !== undefined && distance !== undefined && !distances.has(label)) distances.set(label, { docId, distance });
+  }
+  const best = new Map<string, { label: number; distance: number; value: number }>();
+  for (const [label, { docId, distance }] of distances) {
+    if (filter.maxDistance !== undefined && distance > filter.maxDistance) continue;
+    const value = fused(zScore(1 - distance, cosineStats), zScore(lexicalScores.scores.get(label) ?? 0, lexicalScores.stats));
+    const seen = best.get(docId);
+    if (!seen || value > seen.value) best.set(docId, { label, distance, value });
+  }
+  return [...best]
+    .sort(([aId, a], [bId, b]) => b.value - a.value || (aId < bId ? -1 : aId > bId ? 1 : 0))
+    .slice(0, input.k)
+    .map(([docId, hit]) => ({ label: hit.label, docId, distance: hit.distance, score: zToScore(hit.value) }));
+}
+
+/** The best `n` lexical passages of documents the filter lets through. */
+function topLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, scores: Map<number, number>, n: number, filter: SearchFilter): Array<[number, number]> {
+  const allowed = [...scores].filter(([label]) => {
+    const docId = lexical.docOf(label);
+    return docId !== undefined && vectors.allowsDoc(docId, filter);
+  });
+  return allowed.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, n);
+}

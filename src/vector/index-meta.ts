@@ -1,0 +1,25 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+/** What the `.json` beside an owner's `.hnsw` file says of it. */
+export interface IndexFileMeta {
+  embedderId: string;
+  dims: number;
+  /** Every label below this was in the index when it was written. */
+  covers: number;
+}
+
+/** The meta at `<filePath>.json` when it exists and was written for this embedder and dimension. */
+export function readIndexMeta(filePath: string, expected: { embedderId: string; dims: number }): IndexFileMeta | null {
+  try {
+    const meta = JSON.parse(readFileSync(`${filePath}.json`, 'utf8')) as IndexFileMeta;
+    return meta.embedderId === expected.embedderId && meta.dims === expected.dims ? meta : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the meta atomically (a crash leaves the old file or the new one, never half of one). */
+export function writeIndexMeta(filePath: string, meta: IndexFileMeta): void {
+  writeFileSync(`${filePath}.json.tmp`, JSON.stringify(meta));
+  renameSync(`${filePath}.json.tmp`, `${filePath}.json`);
+}

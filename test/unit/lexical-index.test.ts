@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { idf, poolStats, termScore, zScore, zToScore } from '../../src/domain/fusion.js';
+import { LexicalIndex } from '../../src/search/lexical-index.js';
+
+const ranked = (index: LexicalIndex, query: string) =>
+  [...index.score(query).scores].sort((a, b) => b[1] - a[1]).map(([label]) => index.docOf(label));
+
+describe('LexicalIndex (BM25 over the project tokenizer)', () => {
+  it('gives the BM25 value of Okapi (k1 1.2, b 0.75) computed by hand', () => {
+    const index = new LexicalIndex();
+    index.add(0, 'a', 'heron heron river');
+    index.add(1, 'b', 'river bank');
+    index.add(2, 'c', 'invoice due');
+    const { scores, stats } = index.score('heron');
+    // 3 passages, 1 holds "heron" twice; lengths 3, 2, 2 → mean 7/3.
+    const expected = (Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5)) * 2 * 2.2) / (2 + 1.2 * (0.25 + (0.75 * 3) / (7 / 3)));
+    expect(scores.get(0)).toBeCloseTo(expected, 10);
+    expect(scores.has(1)).toBe(false);
+    expect(stats.mean).toBeCloseTo(expected / 3, 10);
+  });
+
+  it('ranks the passage with the rare word above those with only common ones, and folds plurals and case', () => {
+    const index = new LexicalIndex();
+    const common = ['the meeting is on monday', 'the meeting moved to tuesday', 'monday meeting notes', 'Herons nest by the river'];
+    common.forEach((text, label) => index.add(label, `d${label}`, text));
+    expect(ranked(index, 'heron meeting')[0]).toBe('d3');
+    expect(ranked(index, 'HERON')).toEqual(['d3']);
+  });
+
+  it('forgets a hard-deleted passage, and stays exact across the compaction that follows many deletes', () => {
+    const index = new LexicalIndex();
+    for (let label = 0; label < 40; label++) index.add(label, `d${label}`, label % 2 ? `odd word${label} shared` : `even word${label} shared`);
+    index.remove(3);
+    expect(ranked(index, 'word3')).toEqual([]);
+    expect(index.docOf(3)).toBeUndefined();
+    // The eleventh delete of 40 passes the compaction ratio (a quarter).
+    for (let label = 0; label < 20; label += 2) index.remove(label);
+    const fresh = new LexicalIndex();
+    for (let label = 0; label < 40; label++) if (index.has(label)) fresh.add(label, `d${label}`, label % 2 ? `odd word${label} shared` : `even word${label} shared`);
+    expect(index.size).toBe(fresh.size);
+    // After compaction the document frequencies are those of the live passages again.
+    const a = index.score('shared odd word31');
+    const b = fresh.score('shared odd word31');
+    expect([...a.scores].sort()).toEqual([...b.scores].sort());
+    expect(a.stats).toEqual(b.stats);
+  });
+
+  it('adding a label twice changes nothing', () => {
+    const index = new LexicalIndex();
+    index.add(0, 'a', 'green tea');
+    const before = index.score('tea');
+    index.add(0, 'a', 'green tea');
+    expect(index.score('tea')).toEqual(before);
+    expect(index.size).toBe(1);
+  });
+});
+
+describe('fusion rules', () => {
+  it('z-scores against the whole pool, zero when the pool does not vary', () => {
+    const stats = poolStats(4, 8, 4 * 4 + 4); // values 1, 1, 3, 3 → mean 2, std 1
+    expect(stats).toEqual({ mean: 2, std: 1 });
+    expect(zScore(3, stats)).toBe(1);
+    expect(zScore(5, poolStats(3, 15, 75))).toBe(0);
+  });
+
+  it('maps fused values onto 0-100 monotonically, 50 at two standard deviations', () => {
+    const values = [-3, -1, 0, 1, 2, 3, 5, 8, 20];
+    const scores = values.map(zToScore);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    expect(zToScore(2)).toBe(50);
+    expect(scores.every((s) => s >= 0 && s <= 100)).toBe(true);
+  });
+
+  it('BM25 term value saturates in the count and falls with length', () => {
+    const rare = idf(100, 1);
+    expect(termScore(rare, 2, 10, 10)).toBeGreaterThan(termScore(rare, 1, 10, 10));
+    expect(termScore(rare, 20, 10, 10)).toBeLessThan(rare * 2.2);
+    expect(termScore(rare, 1, 40, 10)).toBeLessThan(termScore(rare, 1, 10, 10));
+  });
+});
