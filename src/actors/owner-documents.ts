@@ -2,7 +2,7 @@ import type { DocumentLimits, MediaRoute } from '../config.js';
 import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
-import { splitPassages } from '../domain/passages.js';
+import { splitPassages, splitPassagesToFit } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
 import { notFound } from '../errors.js';
 import { searchIndexes, type SearchMode, type SearchRequest } from '../search/modes.js';
@@ -239,9 +239,12 @@ export class OwnerDocuments {
     return this.writes.hold(work());
   }
 
+  /** Splits text into passages that fit the embedder's window (when it has one) and embeds them. */
   private async embed(text: string): Promise<EmbeddedText> {
-    const passages = splitPassages(text).map((p) => p.text);
     const { embedder } = this.deps;
+    const { maxTokens, countTokens } = embedder;
+    const window = maxTokens !== undefined && countTokens ? { maxTokens, count: (texts: string[]) => countTokens.call(embedder, texts) } : null;
+    const passages = (window ? await splitPassagesToFit(text, window) : splitPassages(text)).map((p) => p.text);
     return { passages, vectors: passages.length ? await embedder.embed(passages) : [], embedder: embedder.id };
   }
 }

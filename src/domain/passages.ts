@@ -52,3 +52,33 @@ function alignToWord(text: string, from: number, limit: number): number {
   for (let i = from; i < limit; i++) if (/\s/.test(text[i] ?? '')) return i + 1;
   return from;
 }
+
+/** How a model reads passages: at most `maxTokens` of each, counted by `count` (its own tokenizer). */
+export interface TokenWindow {
+  maxTokens: number;
+  count(texts: string[]): Promise<number[]>;
+}
+
+/** Rounds of re-splitting before a passage that still does not fit is cut by characters alone. */
+const FIT_ROUNDS = 4;
+
+/**
+ * Splits text into passages that each fit the model's window, so no word of a passage is cut off unread:
+ * passages split by characters first, then any over `maxTokens` split again with a character budget scaled
+ * by how far over it was (dense text, digits and CJK take more tokens per character than prose).
+ */
+export async function splitPassagesToFit(text: string, window: TokenWindow, options: PassageOptions = DEFAULT_PASSAGES): Promise<Passage[]> {
+  let passages = splitPassages(text, options);
+  for (let round = 0; round < FIT_ROUNDS; round++) {
+    const counts = await window.count(passages.map((p) => p.text));
+    if (counts.every((n) => n <= window.maxTokens)) return passages;
+    passages = passages.flatMap((passage, i) => {
+      const n = counts[i]!;
+      if (n <= window.maxTokens) return [passage];
+      const maxChars = Math.max(16, Math.floor((passage.text.length * window.maxTokens * 0.9) / n));
+      const overlapChars = Math.floor((maxChars * options.overlapChars) / options.maxChars);
+      return splitPassages(passage.text, { maxChars, overlapChars }).map((p) => ({ text: p.text, start: passage.start + p.start }));
+    });
+  }
+  return passages;
+}

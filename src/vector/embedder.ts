@@ -8,6 +8,10 @@ export interface Embedder {
   readonly dimensions: number;
   /** One L2-normalised vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Set when the embedder reads at most this many tokens of a text and cuts the rest (a model's window). */
+  readonly maxTokens?: number;
+  /** With `maxTokens`: how many tokens each text has before that cut. */
+  countTokens?(texts: readonly string[]): Promise<number[]>;
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero). */

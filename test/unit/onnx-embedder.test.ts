@@ -50,6 +50,11 @@ describe('ModelEmbedder: all-MiniLM-L6-v2 in a worker thread', () => {
     expect(Math.hypot(...empty!)).toBeCloseTo(1, 5);
   });
 
+  it('counts tokens with the model tokenizer (with [CLS] and [SEP]) without embedding', async () => {
+    expect(embedder.maxTokens).toBe(256);
+    expect(await embedder.countTokens(['hello world', '', 'word '.repeat(600)])).toEqual([4, 2, 602]);
+  });
+
   it('answers concurrent callers each with their own vectors, in order', async () => {
     const requests = Array.from({ length: 24 }, (_, i) => [sentence(i), `caller ${i} asks about tea`]);
     const expected = await Promise.all(requests.map(async (texts) => Promise.all(texts.map(async (t) => (await embedder.embed([t]))[0]!))));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitPassages } from '../../src/domain/passages.js';
+import { splitPassages, splitPassagesToFit } from '../../src/domain/passages.js';
 import { bestPerDocument, scoreOf } from '../../src/domain/search.js';
 
 describe('splitPassages', () => {
@@ -50,5 +50,28 @@ describe('ranking', () => {
     expect(bestPerDocument(hits, 10).map((h) => h.label)).toEqual([3, 2, 4]);
     expect(bestPerDocument(hits, 1).map((h) => h.label)).toEqual([3]);
     expect(bestPerDocument(hits, 10, 0.5).map((h) => h.docId)).toEqual(['a', 'b']);
+  });
+});
+
+describe('passages that fit a model window', () => {
+  /** A stand-in tokenizer: one token per character of digits, one per word otherwise, plus [CLS] and [SEP]. */
+  const window = {
+    maxTokens: 64,
+    count: async (texts: string[]) => texts.map((t) => 2 + t.split(/\s+/).reduce((n, w) => n + (/^\d+$/.test(w) ? w.length : 1), 0)),
+  };
+
+  it('leaves prose that fits as the character split made it', async () => {
+    const prose = 'A short sentence about herons. '.repeat(3);
+    expect(await splitPassagesToFit(prose, window, { maxChars: 200, overlapChars: 20 })).toEqual(splitPassages(prose, { maxChars: 200, overlapChars: 20 }));
+  });
+
+  it('splits dense text again until every passage fits, keeping every word', async () => {
+    const dense = Array.from({ length: 40 }, (_, i) => `${1000000 + i} code`).join(' ');
+    const passages = await splitPassagesToFit(dense, window, { maxChars: 400, overlapChars: 40 });
+    const counts = await window.count(passages.map((p) => p.text));
+    expect(Math.max(...counts)).toBeLessThanOrEqual(window.maxTokens);
+    const words = new Set(passages.flatMap((p) => p.text.split(' ')));
+    for (const word of dense.split(' ')) expect(words.has(word)).toBe(true);
+    for (const p of passages) expect(dense.slice(p.start)).toContain(p.text.slice(0, 10));
   });
 });

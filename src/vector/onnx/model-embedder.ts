@@ -19,7 +19,7 @@ export interface ModelEmbedderOptions {
 
 interface Pending {
   count: number;
-  resolve: (vectors: Float32Array[]) => void;
+  resolve: (answer: Float32Array[] | number[]) => void;
   reject: (error: Error) => void;
 }
 
@@ -32,6 +32,7 @@ interface Pending {
 export class ModelEmbedder implements Embedder {
   readonly id = MINILM.id;
   readonly dimensions = MINILM.dimensions;
+  readonly maxTokens = MINILM.maxTokens;
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -40,12 +41,21 @@ export class ModelEmbedder implements Embedder {
   constructor(private readonly options: ModelEmbedderOptions) {}
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return Promise.resolve([]);
+    return this.ask<Float32Array[]>(texts, false);
+  }
+
+  /** Tokens of each text before the model's cut at `maxTokens` (counted in the worker, by the model's tokenizer). */
+  countTokens(texts: readonly string[]): Promise<number[]> {
+    return this.ask<number[]>(texts, true);
+  }
+
+  private ask<T extends Float32Array[] | number[]>(texts: readonly string[], count: boolean): Promise<T> {
+    if (texts.length === 0) return Promise.resolve([] as unknown as T);
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the embedding model is shut down'));
     const worker = this.worker ?? this.start();
-    const request: EmbedRequest = { id: this.nextId++, texts: [...texts] };
-    return new Promise<Float32Array[]>((resolve, reject) => {
-      this.pending.set(request.id, { count: texts.length, resolve, reject });
+    const request: EmbedRequest = { id: this.nextId++, texts: [...texts], ...(count ? { count } : {}) };
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(request.id, { count: texts.length, resolve: resolve as Pending['resolve'], reject });
       worker.ref();
       worker.postMessage(request);
     });
@@ -90,6 +100,7 @@ export class ModelEmbedder implements Embedder {
     this.pending.delete(message.id);
     if (this.pending.size === 0) this.worker?.unref();
     if ('error' in message) return waiter.reject(new AppError('unavailable', `the embedding model failed: ${message.error}`));
+    if ('counts' in message) return waiter.resolve(message.counts);
     const vectors: Float32Array[] = [];
     for (let i = 0; i < waiter.count; i++) vectors.push(message.vectors.subarray(i * this.dimensions, (i + 1) * this.dimensions));
     waiter.resolve(vectors);

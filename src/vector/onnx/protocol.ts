@@ -10,14 +10,15 @@ export interface ModelWorkerOptions {
   dimensions: number;
 }
 
-/** A request to the worker: embed these texts. */
+/** A request to the worker: embed these texts, or (`count`) only say how many tokens each has uncut. */
 export interface EmbedRequest {
   id: number;
   texts: string[];
+  count?: boolean;
 }
 
-/** The worker's answer: the vectors of a request laid end to end (texts x dimensions), or why it failed. */
-export type EmbedReply = { id: number; vectors: Float32Array } | { id: number; error: string };
+/** The worker's answer: the vectors of a request laid end to end (texts x dimensions), the token counts, or why it failed. */
+export type EmbedReply = { id: number; vectors: Float32Array } | { id: number; counts: number[] } | { id: number; error: string };
 
 /** Sent once, after the first request loaded the model. */
 export interface LoadedNotice {

@@ -26,6 +26,11 @@ export class TokenCutter {
     return new TokenCutter(tokenizer, sepId, maxTokens);
   }
 
+  /** Tokens of the text with [CLS] and [SEP], before any cut. */
+  count(text: string): number {
+    return this.tokenizer.encode(text).ids.length;
+  }
+
   ids(text: string): number[] {
     const ids = this.tokenizer.encode(text).ids;
     if (ids.length <= this.maxTokens) return ids;

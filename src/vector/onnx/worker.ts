@@ -77,6 +77,10 @@ async function load(): Promise<Model> {
 
 function admit(tokens: TokenCutter): void {
   for (const request of arrived) {
+    if (request.count) {
+      countTokens(tokens, request);
+      continue;
+    }
     const job: Job = { id: request.id, out: new Float32Array(request.texts.length * options.dimensions), left: request.texts.length, failed: false };
     try {
       const items = request.texts.map((text, slot) => ({ job, slot, ids: tokens.ids(text) }));
@@ -87,6 +91,14 @@ function admit(tokens: TokenCutter): void {
     }
   }
   arrived = [];
+}
+
+function countTokens(tokens: TokenCutter, request: EmbedRequest): void {
+  try {
+    reply({ id: request.id, counts: request.texts.map((text) => tokens.count(text)) });
+  } catch (error) {
+    reply({ id: request.id, error: message(error) });
+  }
 }
 
 async function pass(encoder: SentenceEncoder): Promise<void> {
