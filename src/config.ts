@@ -68,6 +68,7 @@ const EnvSchema = z.object({
   /** Documents a field backfill indexes per transaction (and per heartbeat). */
   BACKFILL_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(500),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+  BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
 });
 
 const DurationMs = z.number().int().positive();
@@ -168,7 +169,7 @@ export interface Config {
   /** Where every durable file of the node lives (DATA_DIR, resolved). */
   dataDir: string;
   log: { level: Env['LOG_LEVEL'] };
-  http: { port: number; host: string; jsonBodyLimit: number };
+  http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number };
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
@@ -197,7 +198,7 @@ function compile(env: Env, file: TemporalFile): Config {
   return {
     dataDir: resolve(env.DATA_DIR),
     log: { level: env.LOG_LEVEL },
-    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES },
+    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },

@@ -62,6 +62,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
+    batchBodyLimit: config.http.batchBodyLimit,
   };
   return {
     deps,

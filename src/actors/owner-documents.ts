@@ -93,8 +93,26 @@ export class OwnerDocuments {
         const doc = newDocument(input, now);
         return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded, sealed) };
       });
-      await this.indexDoc(doc, labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! })));
+      await this.indexDoc(doc, indexable(labels, embedded));
       return doc;
+    });
+  }
+
+  /**
+   * Stores several documents all or nothing (`POST /v1/documents/batch`): every passage of every document is
+   * embedded in one call, which the model serves in token-capped batches, then one transaction commits them.
+   */
+  insertMany(inputs: NewDocument[]): Promise<StoredDocument[]> {
+    return this.held(async () => {
+      const embedded = await this.embedAll(inputs.map(indexedText));
+      const written = await this.writes.transaction((now) =>
+        inputs.map((input, i) => {
+          const doc = newDocument(input, now);
+          return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded[i]!) };
+        }),
+      );
+      for (const [i, { doc, labels }] of written.entries()) await this.indexDoc(doc, indexable(labels, embedded[i]!));
+      return written.map(({ doc }) => doc);
     });
   }
 
@@ -139,7 +157,7 @@ export class OwnerDocuments {
         return { doc, labels };
       });
       if (!result) return this.completePending(docId, derivedText, derivedBy);
-      await this.indexDoc(result.doc, result.labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! })));
+      await this.indexDoc(result.doc, indexable(result.labels, embedded));
       return result.doc;
     });
   }
@@ -239,12 +257,25 @@ export class OwnerDocuments {
     return this.writes.hold(work());
   }
 
-  /** Splits text into passages that fit the embedder's window (when it has one) and embeds them. */
   private async embed(text: string): Promise<EmbeddedText> {
+    return (await this.embedAll([text]))[0]!;
+  }
+
+  /** Splits each text into passages that fit the embedder's window (when it has one) and embeds them all in one call. */
+  private async embedAll(texts: string[]): Promise<EmbeddedText[]> {
     const { embedder } = this.deps;
     const { maxTokens, countTokens } = embedder;
-    const window = maxTokens !== undefined && countTokens ? { maxTokens, count: (texts: string[]) => countTokens.call(embedder, texts) } : null;
-    const passages = (window ? await splitPassagesToFit(text, window) : splitPassages(text)).map((p) => p.text);
-    return { passages, vectors: passages.length ? await embedder.embed(passages) : [], embedder: embedder.id };
+    const window = maxTokens !== undefined && countTokens ? { maxTokens, count: (t: string[]) => countTokens.call(embedder, t) } : null;
+    const split = await Promise.all(texts.map(async (text) => (window ? await splitPassagesToFit(text, window) : splitPassages(text)).map((p) => p.text)));
+    const all = split.flat();
+    const vectors = all.length ? await embedder.embed(all) : [];
+    let at = 0;
+    return split.map((passages) => ({ passages, vectors: vectors.slice(at, (at += passages.length)), embedder: embedder.id }));
   }
+
+}
+
+/** A written document's passages as its indexes take them. */
+function indexable(labels: number[], embedded: EmbeddedText): Array<{ label: number; vector: Float32Array; text: string }> {
+  return labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! }));
 }

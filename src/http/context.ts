@@ -22,6 +22,8 @@ export interface AppDeps {
   jobs: JobsPort;
   /** Byte limit of ordinary JSON bodies (larger routes set their own). */
   jsonBodyLimit: number;
+  /** Largest body of the bulk routes (`POST /v1/documents/batch`). */
+  batchBodyLimit: number;
   /** Documents, media and search; their routes answer 503 when absent. */
   documents?: DocumentServices;
   /** Declared field values of a document for its record (the field indexes provide it). */

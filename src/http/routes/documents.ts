@@ -1,4 +1,7 @@
+import type { z } from 'zod';
 import { canRead } from '../../domain/access.js';
+import type { NewDocument } from '../../domain/document-records.js';
+import type { Scope } from '../../domain/scope.js';
 import { AppError, notFound } from '../../errors.js';
 import { scopeOf } from '../../jobs/contract.js';
 import { contentId, mintId } from '../../ids.js';
@@ -6,6 +9,7 @@ import type { AppContext, AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
+  DocumentBatchBodySchema,
   DocumentBodySchema,
   DocumentDeleteQuerySchema,
   DocumentListQuerySchema,
@@ -21,16 +25,14 @@ import { parseBody, parseParam, parseQuery } from '../validate.js';
 export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   const json = (doc: Parameters<typeof documentJson>[0]) => documentJson(doc, deps.documentFields?.(doc) ?? {});
 
-  router.post('/documents', async (ctx) => {
-    const services = documentServices(deps);
-    const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
-    const scope = ownerScope(ctx.state.principal, owner);
-    const body = await parseBody(ctx, DocumentBodySchema, deps.jsonBodyLimit);
+  /** A text document to store from a validated body, or 413 naming `where` when its content is too large. */
+  const newTextDocument = (scope: Scope, body: z.infer<typeof DocumentBodySchema>, readers: string[] | undefined, where: string): NewDocument => {
+    const { limits } = documentServices(deps);
     const bytes = Buffer.byteLength(body.content, 'utf8');
-    if (bytes > services.limits.documentBytes) {
-      throw new AppError('payload_too_large', `content must be at most ${services.limits.documentBytes} bytes of UTF-8, got ${bytes}`);
+    if (bytes > limits.documentBytes) {
+      throw new AppError('payload_too_large', `${where} must be at most ${limits.documentBytes} bytes of UTF-8, got ${bytes}`);
     }
-    const doc = await ownerDocuments(deps, scope).insert({
+    return {
       ...body,
       doc_id: mintId('doc'),
       tenant: scope.tenant,
@@ -40,9 +42,27 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
       content_type: body.content_type ?? 'text/plain',
       cid: contentId(body.content),
       readers: readers ?? null,
-    });
+    };
+  };
+
+  router.post('/documents', async (ctx) => {
+    documentServices(deps);
+    const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
+    const scope = ownerScope(ctx.state.principal, owner);
+    const body = await parseBody(ctx, DocumentBodySchema, deps.jsonBodyLimit);
+    const doc = await ownerDocuments(deps, scope).insert(newTextDocument(scope, body, readers, 'content'));
     ctx.status = 201;
     ctx.body = json(doc);
+  });
+
+  router.post('/documents/batch', async (ctx) => {
+    documentServices(deps);
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const { documents } = await parseBody(ctx, DocumentBatchBodySchema, deps.batchBodyLimit);
+    const inputs = documents.map(({ readers, ...body }, i) => newTextDocument(scope, body, readers, `documents[${i}].content`));
+    const docs = await ownerDocuments(deps, scope).insertMany(inputs);
+    ctx.status = 201;
+    ctx.body = { documents: docs.map(json), count: docs.length };
   });
 
   router.get('/documents', (ctx) => {

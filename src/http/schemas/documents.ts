@@ -33,6 +33,22 @@ export const DocumentBodySchema = z.strictObject({
   source: NameSchema(1024).optional(),
 });
 
+/** Readers given in a body: 1 to 100 principals of at most 256 characters (as the `readers` query CSV). */
+const BodyReadersSchema = z
+  .array(z.string().trim().min(1, 'must not be empty').max(256, 'must be at most 256 characters'))
+  .min(1, 'must name at least one principal')
+  .max(100, 'must have at most 100 items');
+
+export const DOCUMENT_BATCH_MAX = 100;
+
+/** `POST /v1/documents/batch` (DECISIONS.md, Bulk writes): 1 to 100 document bodies, each with its own readers. */
+export const DocumentBatchBodySchema = z.strictObject({
+  documents: z
+    .array(DocumentBodySchema.extend({ readers: BodyReadersSchema.optional() }))
+    .min(1, 'must not be empty')
+    .max(DOCUMENT_BATCH_MAX, `must have at most ${DOCUMENT_BATCH_MAX} documents`),
+});
+
 const QueryOffsetSchema = z
   .string()
   .regex(/^\d{1,9}$/, 'must be a non-negative integer')
