@@ -45,10 +45,10 @@ export interface BenchService {
  * Starts the real service (`src/main.ts`, Temporal off) on `dataDir` with one API key for tenant
  * `bench`, whose keys file is written beside it.
  */
-export async function spawnEngram(dataDir: string, key: string, keysDir: string): Promise<BenchService> {
+export async function spawnEngram(dataDir: string, key: string, keysDir: string, extraEnv: Record<string, string> = {}): Promise<BenchService> {
   const keysFile = join(keysDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
-  const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info' };
+  const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', ...extraEnv };
   const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
   return { url, child, stop: () => stopChild(child) };
 }
