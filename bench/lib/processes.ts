@@ -48,7 +48,8 @@ export interface BenchService {
 export async function spawnEngram(dataDir: string, key: string, keysDir: string, extraEnv: Record<string, string> = {}): Promise<BenchService> {
   const keysFile = join(keysDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
-  const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', ...extraEnv };
+  // The hashing embedder unless a benchmark asks for the model: most measure what is not embedding.
+  const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', EMBEDDER: 'hash', ...extraEnv };
   const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
   return { url, child, stop: () => stopChild(child) };
 }

@@ -1,13 +1,35 @@
 import { idf, poolStats, termScore, type PoolStats } from '../domain/fusion.js';
 import { tokenize } from '../domain/text.js';
+import { MinHeap } from '../domain/top-n.js';
 import { Postings } from './postings.js';
 
-/** BM25 values of the passages that hold a query term, with the pool's stats for z-scoring. */
-export interface LexicalScores {
-  /** BM25 value by label; a label absent here scores 0. */
-  scores: Map<number, number>;
-  /** Mean and spread over every live passage (those without a query term count as 0). */
-  stats: PoolStats;
+/**
+ * BM25 values of the passages that hold a query term, with the pool's stats for z-scoring. Values sit in a
+ * dense array by label (one add per posting, no hashing), and `touched` lists the labels that have one.
+ */
+export class LexicalScores {
+  constructor(
+    private readonly values: Float64Array,
+    /** Labels with a value, each once, in no order. */
+    readonly touched: number[],
+    /** Mean and spread over every live passage (those without a query term count as 0). */
+    readonly stats: PoolStats,
+  ) {}
+
+  /** The BM25 value of a passage; 0 when it holds no query term. */
+  get(label: number): number {
+    return label < this.values.length ? this.values[label]! : 0;
+  }
+
+  /** The `n` best labels that `accept` lets through, best first (ties by label), without sorting them all. */
+  top(n: number, accept: (label: number) => boolean = () => true): Array<[label: number, value: number]> {
+    const heap = new MinHeap(n);
+    for (const label of this.touched) {
+      const value = this.values[label]!;
+      if (heap.wouldTake(value, label) && accept(label)) heap.offer(value, label);
+    }
+    return heap.sorted();
+  }
 }
 
 /** Hard-deleted share of indexed passages above which postings are compacted. */
@@ -85,7 +107,8 @@ export class LexicalIndex {
 
   /** BM25 of every passage holding a query word, and the pool's stats. */
   score(query: string): LexicalScores {
-    const scores = new Map<number, number>();
+    const values = new Float64Array(this.lengths.length);
+    const touched: number[] = [];
     const meanLength = this.live ? this.totalLength / this.live : 1;
     for (const term of new Set(tokenize(query))) {
       const postings = this.terms.get(term);
@@ -95,16 +118,17 @@ export class LexicalIndex {
         const label = postings.labels[i]!;
         const length = this.lengths[label]!;
         if (length === 0) continue;
-        scores.set(label, (scores.get(label) ?? 0) + termScore(termIdf, postings.counts[i]!, length, meanLength));
+        if (values[label] === 0) touched.push(label);
+        values[label]! += termScore(termIdf, postings.counts[i]!, length, meanLength);
       }
     }
     let sum = 0;
     let sumOfSquares = 0;
-    for (const value of scores.values()) {
-      sum += value;
-      sumOfSquares += value * value;
+    for (const label of touched) {
+      sum += values[label]!;
+      sumOfSquares += values[label]! * values[label]!;
     }
-    return { scores, stats: poolStats(this.live, sum, sumOfSquares) };
+    return new LexicalScores(values, touched, poolStats(this.live, sum, sumOfSquares));
   }
 
   private grow(label: number): void {

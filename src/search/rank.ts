@@ -35,19 +35,24 @@ export function rankSemantic(vectors: OwnerVectorIndex, input: RankInput): Ranke
  * owner's vectors are in the query's space (`vector` given) so that `max_distance` filters before ranking.
  */
 export function rankLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: Omit<RankInput, 'vector'> & { vector: Float32Array | null }): RankedHit[] {
-  const { scores, stats } = lexical.score(input.text);
-  const hits: RankedHit[] = [];
-  const seen = new Set<string>();
-  for (const [label, value] of [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0])) {
-    const docId = lexical.docOf(label);
-    if (docId === undefined || seen.has(docId) || !vectors.allowsDoc(docId, input.filter)) continue;
-    const distance = input.vector ? (vectors.distanceOf(label, input.vector) ?? null) : null;
-    if (input.filter.maxDistance !== undefined && (distance === null || distance > input.filter.maxDistance)) continue;
-    seen.add(docId);
-    hits.push({ label, docId, distance, score: zToScore(zScore(value, stats)) });
-    if (hits.length >= input.k) break;
+  const scores = lexical.score(input.text);
+  const { filter, vector } = input;
+  // Passages best first until k documents are found: a document's later passages are skipped, so ask for more while they crowd in.
+  for (let wanted = input.k * 2; ; wanted *= 4) {
+    const passages = scores.top(wanted, (label) => allowed(lexical, vectors, label, filter));
+    const hits: RankedHit[] = [];
+    const seen = new Set<string>();
+    for (const [label, value] of passages) {
+      const docId = lexical.docOf(label)!;
+      if (seen.has(docId)) continue;
+      const distance = vector ? (vectors.distanceOf(label, vector) ?? null) : null;
+      if (filter.maxDistance !== undefined && (distance === null || distance > filter.maxDistance)) continue;
+      seen.add(docId);
+      hits.push({ label, docId, distance, score: zToScore(zScore(value, scores.stats)) });
+      if (hits.length >= input.k) return hits;
+    }
+    if (passages.length < wanted) return hits;
   }
-  return hits;
 }
 
 /**
@@ -61,7 +66,7 @@ export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, inp
   const cosineStats = vectors.similarityStats(vector);
   const distances = new Map<number, { docId: string; distance: number }>();
   for (const hit of vectors.search(vector, wanted, { ...filter, maxDistance: undefined })) distances.set(hit.label, hit);
-  for (const [label] of topLexical(lexical, vectors, lexicalScores.scores, wanted, filter)) {
+  for (const [label] of lexicalScores.top(wanted, (l) => allowed(lexical, vectors, l, filter))) {
     const docId = lexical.docOf(label);
     const distance = vectors.distanceOf(label, vector);
     if (docId !== undefined && distance !== undefined && !distances.has(label)) distances.set(label, { docId, distance });
@@ -69,7 +74,7 @@ export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, inp
   const best = new Map<string, { label: number; distance: number; value: number }>();
   for (const [label, { docId, distance }] of distances) {
     if (filter.maxDistance !== undefined && distance > filter.maxDistance) continue;
-    const value = fused(zScore(1 - distance, cosineStats), zScore(lexicalScores.scores.get(label) ?? 0, lexicalScores.stats));
+    const value = fused(zScore(1 - distance, cosineStats), zScore(lexicalScores.get(label), lexicalScores.stats));
     const seen = best.get(docId);
     if (!seen || value > seen.value) best.set(docId, { label, distance, value });
   }
@@ -79,11 +84,8 @@ export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, inp
     .map(([docId, hit]) => ({ label: hit.label, docId, distance: hit.distance, score: zToScore(hit.value) }));
 }
 
-/** The best `n` lexical passages of documents the filter lets through. */
-function topLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, scores: Map<number, number>, n: number, filter: SearchFilter): Array<[number, number]> {
-  const allowed = [...scores].filter(([label]) => {
-    const docId = lexical.docOf(label);
-    return docId !== undefined && vectors.allowsDoc(docId, filter);
-  });
-  return allowed.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, n);
+/** Whether a passage's document is live, readable by the principal and of the filter's modality. */
+function allowed(lexical: LexicalIndex, vectors: OwnerVectorIndex, label: number, filter: SearchFilter): boolean {
+  const docId = lexical.docOf(label);
+  return docId !== undefined && vectors.allowsDoc(docId, filter);
 }

@@ -16,7 +16,8 @@ export interface ServiceProcess {
 export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TEMPORAL_ENABLED: 'false', ...env },
+    // The hashing embedder unless a test asks for the model: tests assert behaviour, not the model's speed.
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TEMPORAL_ENABLED: 'false', EMBEDDER: 'hash', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;

@@ -65,7 +65,8 @@ export async function startTestService(options: TestServiceOptions & { socket: t
 export async function startTestService(options?: TestServiceOptions): Promise<TestService>;
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'false', ...options.env });
+  // The hashing embedder unless a test asks for the model (EMBEDDER=model in `env`): fast, and its rankings are known.
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'false', EMBEDDER: 'hash', ...options.env });
   const clock = options.clock ?? { now: () => Date.now() };
   const serviceOptions = { clock, keys: testKeyRing(), log: createLogger('silent') };
   const service: ComposedService | RunningService = options.socket ? await startService(config, serviceOptions) : await composeService(config, serviceOptions);

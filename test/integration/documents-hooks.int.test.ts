@@ -14,7 +14,7 @@ import { LocalEmbedder } from '../../src/vector/local-embedder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engram-hooks-'));
 const store = openStore(dir);
-const config = loadConfig({ DATA_DIR: dir });
+const config = loadConfig({ DATA_DIR: dir, EMBEDDER: 'hash' });
 const backendsWith = (hooks: DocumentWriteHook[]) => createDocumentBackends(config, store, createLogger('silent'), hooks);
 afterAll(async () => {
   await store.close();

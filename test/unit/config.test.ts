@@ -17,7 +17,9 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(config.store).toEqual({ sync: 'full' });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
     expect(config.vector).toEqual({ exactMax: 1000, ef: 400 });
-    expect(config.embedder).toEqual({ kind: 'hash' });
+    // The local model is the default; EMBEDDER=hash selects the hashing embedder.
+    expect(config.embedder).toMatchObject({ kind: 'model', threads: 1 });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'hash' }).embedder).toEqual({ kind: 'hash' });
     expect(config.documents.limits).toEqual({ documentBytes: 1024 * 1024, mediaBytes: 25 * 1024 * 1024, captionBytes: 8 * 1024, transcriptBytes: 256 * 1024 });
     expect(config.query).toEqual({ maxGroups: 10_000, maxScanned: 1_000_000, backfillPageSize: 500 });
     expect(config.media).toEqual({ routes: [], providerKey: undefined, timeoutMs: 60_000 });

@@ -3,7 +3,7 @@ import { idf, poolStats, termScore, zScore, zToScore } from '../../src/domain/fu
 import { LexicalIndex } from '../../src/search/lexical-index.js';
 
 const ranked = (index: LexicalIndex, query: string) =>
-  [...index.score(query).scores].sort((a, b) => b[1] - a[1]).map(([label]) => index.docOf(label));
+  index.score(query).top(100).map(([label]) => index.docOf(label));
 
 describe('LexicalIndex (BM25 over the project tokenizer)', () => {
   it('gives the BM25 value of Okapi (k1 1.2, b 0.75) computed by hand', () => {
@@ -11,12 +11,13 @@ describe('LexicalIndex (BM25 over the project tokenizer)', () => {
     index.add(0, 'a', 'heron heron river');
     index.add(1, 'b', 'river bank');
     index.add(2, 'c', 'invoice due');
-    const { scores, stats } = index.score('heron');
+    const scores = index.score('heron');
     // 3 passages, 1 holds "heron" twice; lengths 3, 2, 2 → mean 7/3.
     const expected = (Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5)) * 2 * 2.2) / (2 + 1.2 * (0.25 + (0.75 * 3) / (7 / 3)));
     expect(scores.get(0)).toBeCloseTo(expected, 10);
-    expect(scores.has(1)).toBe(false);
-    expect(stats.mean).toBeCloseTo(expected / 3, 10);
+    expect(scores.get(1)).toBe(0);
+    expect(scores.touched).toEqual([0]);
+    expect(scores.stats.mean).toBeCloseTo(expected / 3, 10);
   });
 
   it('ranks the passage with the rare word above those with only common ones, and folds plurals and case', () => {
@@ -41,7 +42,7 @@ describe('LexicalIndex (BM25 over the project tokenizer)', () => {
     // After compaction the document frequencies are those of the live passages again.
     const a = index.score('shared odd word31');
     const b = fresh.score('shared odd word31');
-    expect([...a.scores].sort()).toEqual([...b.scores].sort());
+    expect(a.top(100)).toEqual(b.top(100));
     expect(a.stats).toEqual(b.stats);
   });
 
@@ -50,8 +51,20 @@ describe('LexicalIndex (BM25 over the project tokenizer)', () => {
     index.add(0, 'a', 'green tea');
     const before = index.score('tea');
     index.add(0, 'a', 'green tea');
-    expect(index.score('tea')).toEqual(before);
+    expect(index.score('tea').top(5)).toEqual(before.top(5));
     expect(index.size).toBe(1);
+  });
+});
+
+describe('top-n selection', () => {
+  it('equals a full sort (value descending, label ascending on ties) with and without a filter', () => {
+    const index = new LexicalIndex();
+    const words = ['alpha', 'beta', 'gamma', 'delta'];
+    for (let label = 0; label < 300; label++) index.add(label, `d${label}`, Array.from({ length: 1 + (label % 7) }, (_, i) => words[(label * (i + 1)) % 4]).join(' '));
+    const scores = index.score('alpha gamma');
+    const all = scores.touched.map((l) => [l, scores.get(l)] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    for (const n of [1, 5, 50, 1000]) expect(scores.top(n)).toEqual(all.slice(0, n));
+    expect(scores.top(10, (l) => l % 3 === 0)).toEqual(all.filter(([l]) => l % 3 === 0).slice(0, 10));
   });
 });
 
