@@ -79,7 +79,7 @@ export async function startEngram(embedder: EmbedderKind): Promise<EngramUnderTe
       if (mode !== 'default') params.set('mode', mode);
       const res = await fetch(`${service.url}/v1/search?${params}`, { headers });
       if (res.status === 400 && mode !== 'default') {
-        throw new Error(`mode=${mode} was refused (${(await res.text()).slice(0, 200)}): this service predates search modes; run with --modes default`);
+        throw new Error(`mode=${mode} was refused (${(await res.text()).slice(0, 200)}): a service without search modes refuses the parameter (then run with --modes default)`);
       }
       const body = await json<{ results: Array<{ doc_id: string }>; search_mode?: string; search_mode_reason?: string }>(res, `GET /v1/search of ${owner}`);
       return { docIds: body.results.map((r) => r.doc_id), searchMode: body.search_mode, reason: body.search_mode_reason };
