@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { tokenize } from '../src/vector/local-embedder.js';
+import { tokenize } from './retrieval/tokenizer.js';
 import { createBm25 } from './retrieval/bm25.js';
 import { mapLimit, SEARCH_MODES, startEngram, type EmbedderKind, type SearchMode } from './retrieval/engram.js';
 import { DEPTH, rankOf, score } from './retrieval/metrics.js';

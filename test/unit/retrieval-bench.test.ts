@@ -6,7 +6,7 @@ import { buildGlossSet } from '../../bench/retrieval/sets/glosses.js';
 import { buildKnownItemSet, cleanPassages } from '../../bench/retrieval/sets/known-item.js';
 import { buildParaphraseSet } from '../../bench/retrieval/sets/paraphrase.js';
 import { parseIndexLine, parseSynsetLine, type Synset } from '../../bench/retrieval/wordnet.js';
-import { tokenize } from '../../src/vector/local-embedder.js';
+import { tokenize } from '../../bench/retrieval/tokenizer.js';
 
 describe('retrieval metrics', () => {
   it('ranks a target within the top 10 only', () => {

@@ -1,7 +1,7 @@
 /** The evaluation sets by name, built from their sources (Debian packages installed on first use). */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tokenize } from '../../../src/vector/local-embedder.js';
+import { tokenize } from '../tokenizer.js';
 import { ROOT } from '../../lib/processes.js';
 import { ensureDebianPackages } from '../debian.js';
 import type { EvalSet } from '../types.js';
