@@ -3,18 +3,24 @@
  *
  * Lexical (BM25) and semantic (cosine) values live on different scales, so each is turned into a z-score
  * against the owner's whole pool of passages (the mean and spread of that value over every passage, not
- * only the candidates), and the two are blended with a fixed lexical weight (docs/search.md, Ranking).
+ * only the candidates). The lexical z-score then counts in proportion to how much of the query the passage
+ * holds: its coverage, the share of the query's idf mass among the passage's words. A passage with every
+ * rare word of the query is trusted by its words; one that shares a single word of a long question (a
+ * distractor that says "drink" to "what does the user like to drink?") is ranked by meaning. Why these
+ * constants: docs/search.md, Ranking, measured by bench/retrieval.ts on every set at once.
  */
 
 /** Okapi BM25 constants (the usual ones; the study measured with them). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
 
-/**
- * The lexical share of the blend; the semantic share is `1 - LEXICAL_WEIGHT`. On conversational memory the
- * blend beats both retrievers alone from a share of about 0.3 up to 0.4 (0.2 loses summaries to the dense
- * retriever); on paraphrased questions 0.4 drops one target of 80 out of the top 5. 0.35 keeps both.
- */
-export const LEXICAL_WEIGHT = 0.35;
+/** The lexical share of the blend for a passage that covers the whole query; the semantic share is the rest. */
+export const LEXICAL_WEIGHT = 0.65;
+
+/** How sharply partial coverage lowers the lexical share: the share is `LEXICAL_WEIGHT * coverage ** COVERAGE_POWER`. */
+export const COVERAGE_POWER = 2.5;
+
+/** No lexical z-score counts above this: one very rare word shared is evidence, not proof. */
+export const LEXICAL_Z_CAP = 8;
 
 /** Mean and standard deviation of a value over a pool. */
 export interface PoolStats {
@@ -46,9 +52,9 @@ export function termScore(termIdf: number, count: number, length: number, meanLe
   return (termIdf * count * (k1 + 1)) / (count + norm);
 }
 
-/** The fused value of a passage: its semantic and lexical z-scores blended. */
-export function fused(cosineZ: number, lexicalZ: number): number {
-  return (1 - LEXICAL_WEIGHT) * cosineZ + LEXICAL_WEIGHT * lexicalZ;
+/** The fused value of a passage: its semantic z-score and its lexical z-score weighed by its coverage (0-1) of the query. */
+export function fused(cosineZ: number, lexicalZ: number, coverage: number): number {
+  return (1 - LEXICAL_WEIGHT) * cosineZ + LEXICAL_WEIGHT * Math.min(lexicalZ, LEXICAL_Z_CAP) * coverage ** COVERAGE_POWER;
 }
 
 /**

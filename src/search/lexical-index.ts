@@ -10,6 +10,10 @@ import { Postings } from './postings.js';
 export class LexicalScores {
   constructor(
     private readonly values: Float64Array,
+    /** The idf mass of the query words each passage holds, by label. */
+    private readonly matched: Float64Array,
+    /** The idf mass of every query word (those no passage holds included). */
+    private readonly queryMass: number,
     /** Labels with a value, each once, in no order. */
     readonly touched: number[],
     /** Mean and spread over every live passage (those without a query term count as 0). */
@@ -19,6 +23,11 @@ export class LexicalScores {
   /** The BM25 value of a passage; 0 when it holds no query term. */
   get(label: number): number {
     return label < this.values.length ? this.values[label]! : 0;
+  }
+
+  /** The share (0-1) of the query's idf mass among the passage's words. */
+  coverage(label: number): number {
+    return label < this.matched.length && this.queryMass > 0 ? this.matched[label]! / this.queryMass : 0;
   }
 
   /** The `n` best labels that `accept` lets through, best first (ties by label), without sorting them all. */
@@ -108,18 +117,22 @@ export class LexicalIndex {
   /** BM25 of every passage holding a query word, and the pool's stats. */
   score(query: string): LexicalScores {
     const values = new Float64Array(this.lengths.length);
+    const matched = new Float64Array(this.lengths.length);
     const touched: number[] = [];
     const meanLength = this.live ? this.totalLength / this.live : 1;
+    let queryMass = 0;
     for (const term of new Set(tokenize(query))) {
       const postings = this.terms.get(term);
+      const termIdf = idf(this.live + this.dead, postings?.size ?? 0);
+      queryMass += termIdf;
       if (!postings) continue;
-      const termIdf = idf(this.live + this.dead, postings.size);
       for (let i = 0; i < postings.size; i++) {
         const label = postings.labels[i]!;
         const length = this.lengths[label]!;
         if (length === 0) continue;
         if (values[label] === 0) touched.push(label);
         values[label]! += termScore(termIdf, postings.counts[i]!, length, meanLength);
+        matched[label]! += termIdf;
       }
     }
     let sum = 0;
@@ -128,7 +141,7 @@ export class LexicalIndex {
       sum += values[label]!;
       sumOfSquares += values[label]! * values[label]!;
     }
-    return new LexicalScores(values, touched, poolStats(this.live, sum, sumOfSquares));
+    return new LexicalScores(values, matched, queryMass, touched, poolStats(this.live, sum, sumOfSquares));
   }
 
   private grow(label: number): void {

@@ -74,7 +74,7 @@ export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, inp
   const best = new Map<string, { label: number; distance: number; value: number }>();
   for (const [label, { docId, distance }] of distances) {
     if (filter.maxDistance !== undefined && distance > filter.maxDistance) continue;
-    const value = fused(zScore(1 - distance, cosineStats), zScore(lexicalScores.get(label), lexicalScores.stats));
+    const value = fused(zScore(1 - distance, cosineStats), zScore(lexicalScores.get(label), lexicalScores.stats), lexicalScores.coverage(label));
     const seen = best.get(docId);
     if (!seen || value > seen.value) best.set(docId, { label, distance, value });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idf, poolStats, termScore, zScore, zToScore } from '../../src/domain/fusion.js';
+import { fused, idf, poolStats, termScore, zScore, zToScore } from '../../src/domain/fusion.js';
 import { LexicalIndex } from '../../src/search/lexical-index.js';
 
 const ranked = (index: LexicalIndex, query: string) =>
@@ -46,6 +46,20 @@ describe('LexicalIndex (BM25 over the project tokenizer)', () => {
     expect(a.stats).toEqual(b.stats);
   });
 
+  it('says how much of the query a passage holds, by idf mass (a word no passage has counts in the query)', () => {
+    const index = new LexicalIndex();
+    index.add(0, 'a', 'green tea');
+    index.add(1, 'b', 'green grass');
+    index.add(2, 'c', 'black coffee');
+    index.add(3, 'd', 'tea party');
+    const scores = index.score('green tea zebra');
+    const [green, tea, zebra] = [idf(4, 2), idf(4, 2), idf(4, 0)];
+    expect(scores.coverage(0)).toBeCloseTo((green + tea) / (green + tea + zebra), 12);
+    expect(scores.coverage(1)).toBeCloseTo(green / (green + tea + zebra), 12);
+    expect(scores.coverage(2)).toBe(0);
+    expect(index.score('green tea').coverage(0)).toBeCloseTo(1, 12);
+  });
+
   it('adding a label twice changes nothing', () => {
     const index = new LexicalIndex();
     index.add(0, 'a', 'green tea');
@@ -82,6 +96,13 @@ describe('fusion rules', () => {
     expect(scores).toEqual([...scores].sort((a, b) => a - b));
     expect(zToScore(2)).toBe(50);
     expect(scores.every((s) => s >= 0 && s <= 100)).toBe(true);
+  });
+
+  it('weighs the lexical z-score by coverage, and caps it', () => {
+    expect(fused(2, 5, 1)).toBeGreaterThan(fused(2, 5, 0.5));
+    expect(fused(2, 5, 0)).toBe(fused(2, 0, 1));
+    expect(fused(0, 50, 1)).toBe(fused(0, 8, 1));
+    expect(fused(3, 0, 1)).toBeGreaterThan(fused(2, 0, 1));
   });
 
   it('BM25 term value saturates in the count and falls with length', () => {
