@@ -48,6 +48,27 @@ describe('search with EMBEDDER=model (all-MiniLM-L6-v2)', () => {
     expect(res.status).toBe(200);
     expect(res.body.results.map((r: any) => r.doc_id)).toContain(ids.get('Ann prefers green tea over coffee.'));
   });
+
+  it('hybrid: a passage sharing a word or two of the question does not outrank the one that answers it', async () => {
+    const cases = [
+      { q: 'Where does she currently live?', answer: 'She moved to Berlin last year.', distractor: 'She currently shares a flat with two roommates.' },
+      { q: 'How much do I pay for housing?', answer: 'The apartment rent is 1,800 dollars a month.', distractor: 'The housing market is cooling, I read.' },
+    ];
+    const ids = new Map<string, string>();
+    for (const text of cases.flatMap((c) => [c.answer, c.distractor])) ids.set(text, await addDoc(svc, 'm-hybrid', text));
+    for (const { q, answer, distractor } of cases) {
+      const lexical = await search(svc, 'm-hybrid', q, '&mode=lexical');
+      expect(lexical.body.results[0].doc_id, q).toBe(ids.get(distractor));
+      const hybrid = await search(svc, 'm-hybrid', q);
+      expect(hybrid.body.search_mode).toBe('hybrid');
+      expect(hybrid.body.results[0].doc_id, q).toBe(ids.get(answer));
+    }
+    // A passage holding the whole query is found first by its words.
+    const exact = await search(svc, 'm-hybrid', 'housing market cooling');
+    expect(exact.body.results[0].doc_id).toBe(ids.get('The housing market is cooling, I read.'));
+    expect(exact.body.results.every((r: any) => typeof r.distance === 'number')).toBe(true);
+  });
+
 });
 
 describe('search with EMBEDDER=model and no model folder', () => {
