@@ -7,8 +7,10 @@ import type { Relationship, RelationshipInput } from '../domain/relationships.js
 import type { Scope } from '../domain/scope.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
+import { ReembedRecords } from '../store/reembed.js';
 import { Mailbox, settled } from './mailbox.js';
-import { OwnerDocuments, type OwnerDocumentsDeps } from './owner-documents.js';
+import { OwnerDocuments, type DocumentWrites, type OwnerDocumentsDeps } from './owner-documents.js';
+import { OwnerReembed } from './owner-reembed.js';
 import { OwnerFacts, type FactChange, type FactCommand } from './owner-facts.js';
 import { OwnerGraph } from './owner-graph.js';
 
@@ -43,6 +45,8 @@ export class OwnerActor {
   private lastTransaction: Promise<void> = Promise.resolve();
   private readonly graph: OwnerGraph;
   private readonly factsPart: OwnerFacts;
+  private readonly writes: DocumentWrites;
+  private reembedPart: OwnerReembed | undefined;
   readonly documents: OwnerDocuments;
 
   /** `resized` is told whenever the bytes the actor holds change (the registry re-charges it). */
@@ -53,8 +57,23 @@ export class OwnerActor {
   ) {
     this.graph = new OwnerGraph(scope, deps.graph);
     this.factsPart = new OwnerFacts(scope, deps.graph, resized);
-    const writes = { transaction: <T>(decide: (now: number) => T) => this.transaction(decide), hold: <T>(work: Promise<T>) => this.mailbox.hold(work) };
-    this.documents = new OwnerDocuments(scope, writes, deps.documents, resized);
+    this.writes = { transaction: (decide) => this.transaction(decide), hold: (work) => this.mailbox.hold(work) };
+    this.documents = new OwnerDocuments(scope, this.writes, deps.documents, resized);
+  }
+
+  /**
+   * The owner's re-embedding steps (made on first use: most owners never need them). Their pages are
+   * transactions of this owner's queue, like its document writes.
+   */
+  get reembedding(): OwnerReembed {
+    const { documents } = this.deps;
+    this.reembedPart ??= new OwnerReembed(this.scope, this.writes, {
+      records: new ReembedRecords(this.deps.store),
+      embedder: documents.embedder,
+      origin: documents.indexes.origin,
+      reloadIndex: () => this.documents.reloadIndexes(),
+    });
+    return this.reembedPart;
   }
 
   /** Whether any command (or document work) of this owner is in flight. */

@@ -19,6 +19,11 @@ export interface OwnerDocumentsDeps {
   indexes: VectorIndexes;
   /** Set when the node's semantic model failed to load (the hashing fallback runs): why. Searches are then lexical. */
   semanticUnavailable?: string | undefined;
+  /**
+   * Told when an owner's indexes open and the vector index leaves passages out because another embedder
+   * made them (`foreign`), so the node can start re-embedding them (src/temporal/reembed.ts). Absent: nothing starts.
+   */
+  onForeignPassages?: (scope: Scope) => void;
 }
 
 
@@ -191,18 +196,24 @@ export class OwnerDocuments {
    * the order they asked, so writes are applied to the opened indexes in their commit order.
    */
   indexes(): Promise<OwnerIndexes> {
-    if (this.index) return this.index;
-    const opening = this.deps.indexes.open(this.scope);
-    this.index = opening;
-    this.writes.hold(opening).then(
-      (index) => {
-        if (this.index === opening) this.indexed(index);
-      },
-      () => {
-        if (this.index === opening) this.index = undefined;
-      },
+    return this.index ?? this.track(this.deps.indexes.open(this.scope));
+  }
+
+  /**
+   * Replaces the open indexes (none open: nothing to do) by ones filled anew from LMDB, without a restart:
+   * once the owner's passages are re-embedded, the new vector index holds them all. The old one is closed
+   * first, so its file is written before the new one looks at it. Writes committing meanwhile reach the
+   * new indexes as they reach ones being opened.
+   */
+  async reloadIndexes(): Promise<void> {
+    const previous = this.index;
+    if (!previous) return;
+    await this.track(
+      previous.catch(() => undefined).then((old) => {
+        old?.vector.close();
+        return this.deps.indexes.open(this.scope);
+      }),
     );
-    return opening;
   }
 
   /** Resolves once the index (when open) has finished any load or build under way. */
@@ -244,6 +255,22 @@ export class OwnerDocuments {
     indexes.vector.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);
     indexes.vector.maybeBuild();
     if (this.loaded === indexes) this.indexed(indexes);
+  }
+
+  /** Makes `opening` the owner's indexes; once open they are weighed, and foreign passages reported. */
+  private track(opening: Promise<OwnerIndexes>): Promise<OwnerIndexes> {
+    this.index = opening;
+    this.writes.hold(opening).then(
+      (indexes) => {
+        if (this.index !== opening) return;
+        this.indexed(indexes);
+        if (indexes.vector.foreign) this.deps.onForeignPassages?.(this.scope);
+      },
+      () => {
+        if (this.index === opening) this.index = undefined;
+      },
+    );
+    return opening;
   }
 
   /** The indexes grew (opened, written to, or an hnswlib index swapped in once built): re-weigh the owner. */

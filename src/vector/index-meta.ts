@@ -6,13 +6,20 @@ export interface IndexFileMeta {
   dims: number;
   /** Every label below this was in the index when it was written. */
   covers: number;
+  /**
+   * Passages left out as foreign (another embedder's) when it was written; absent means none. Re-embedding
+   * turns foreign labels below `covers` into this embedder's, and the file lacks them: a file is only
+   * reused while the owner has as many foreign passages.
+   */
+  foreign?: number;
 }
 
-/** The meta at `<filePath>.json` when it exists and was written for this embedder and dimension. */
-export function readIndexMeta(filePath: string, expected: { embedderId: string; dims: number }): IndexFileMeta | null {
+/** The meta at `<filePath>.json` when it exists and was written for this embedder, dimension and count of foreign passages. */
+export function readIndexMeta(filePath: string, expected: { embedderId: string; dims: number; foreign: number }): IndexFileMeta | null {
   try {
     const meta = JSON.parse(readFileSync(`${filePath}.json`, 'utf8')) as IndexFileMeta;
-    return meta.embedderId === expected.embedderId && meta.dims === expected.dims ? meta : null;
+    const ours = meta.embedderId === expected.embedderId && meta.dims === expected.dims;
+    return ours && (meta.foreign ?? 0) === expected.foreign ? meta : null;
   } catch {
     return null;
   }

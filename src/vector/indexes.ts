@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { passageOrigin, type EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { toFloat32, type DocumentStore } from '../store/documents.js';
@@ -23,6 +24,8 @@ export interface OwnerIndexes {
  */
 export class VectorIndexes {
   private readonly dir: string;
+  /** Whose passages an index holds; the others are foreign (re-embedding uses the same rule). */
+  readonly origin: EmbedderOrigin;
 
   constructor(
     private readonly docs: DocumentStore,
@@ -30,10 +33,11 @@ export class VectorIndexes {
     dataDir: string,
     private readonly settings: IndexSettings,
     /** Whether passages stored without an embedder id are this embedder's (false for the local model: it came later). */
-    private readonly ownsUnlabeled = true,
+    ownsUnlabeled = true,
   ) {
     this.dir = join(dataDir, 'vectors');
     mkdirSync(this.dir, { recursive: true });
+    this.origin = { id: embedder.id, ownsUnlabeled };
   }
 
   /** New indexes holding the owner's stored passages; an hnswlib index is loaded or built in the background. */
@@ -47,7 +51,7 @@ export class VectorIndexes {
       filePath: join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32)),
     });
     const lexical = new LexicalIndex();
-    await fillIndex(this.docs, scope, index, { id: this.embedder.id, ownsUnlabeled: this.ownsUnlabeled }, undefined, lexical);
+    await fillIndex(this.docs, scope, index, this.origin, undefined, lexical);
     index.maybeBuild();
     return { vector: index, lexical };
   }
@@ -63,7 +67,7 @@ export async function fillIndex(
   docs: DocumentStore,
   scope: Scope,
   index: OwnerVectorIndex,
-  embedder: { id: string; ownsUnlabeled: boolean },
+  embedder: EmbedderOrigin,
   chunk?: number,
   lexical?: LexicalIndex,
 ): Promise<void> {
@@ -71,7 +75,7 @@ export async function fillIndex(
   const foreign = new Map<string, number>();
   await docs.scanPassages(scope, (label, passage) => {
     lexical?.add(label, passage.doc_id, passage.text);
-    const madeBy = passage.embedder ?? (embedder.ownsUnlabeled ? embedder.id : 'an embedder of an earlier version');
+    const madeBy = passageOrigin(passage.embedder, embedder);
     if (madeBy !== embedder.id) {
       foreign.set(madeBy, (foreign.get(madeBy) ?? 0) + 1);
       return;

@@ -6,7 +6,7 @@ import { bestPerDocument, type PassageHit } from '../domain/search.js';
 import type { Modality } from '../domain/documents.js';
 import { poolStats, type PoolStats } from '../domain/fusion.js';
 import { distanceTo, exactSearch, similaritySums } from './exact.js';
-import { readIndexMeta, writeIndexMeta } from './index-meta.js';
+import { readIndexMeta, writeIndexMeta, type IndexFileMeta } from './index-meta.js';
 import { buildHnswFile, type HnswParams } from './hnsw-build.js';
 
 const { HierarchicalNSW } = hnswlib;
@@ -166,7 +166,7 @@ export class OwnerVectorIndex {
     const { filePath, embedderId, dims } = this.options;
     this.hnsw.writeIndexSync(`${filePath}.hnsw.tmp`);
     renameSync(`${filePath}.hnsw.tmp`, `${filePath}.hnsw`);
-    this.writeMeta({ embedderId, dims, covers: this.docOf.length });
+    this.writeMeta({ embedderId, dims, covers: this.docOf.length, foreign: this.foreignCount });
     this.dirty = false;
   }
 
@@ -210,7 +210,7 @@ export class OwnerVectorIndex {
       labels.forEach((l, i) => vectors.set(this.vectors.subarray(l * dims, (l + 1) * dims), i * dims));
       covers = this.docOf.length;
       await buildHnswFile({ file: `${filePath}.hnsw`, dims, labels: Int32Array.from(labels), vectors, params: { m: this.options.m, efConstruction: this.options.efConstruction } });
-      this.writeMeta({ embedderId: this.options.embedderId, dims, covers });
+      this.writeMeta({ embedderId: this.options.embedderId, dims, covers, foreign: this.foreignCount });
       if (this.closed) return;
     }
     if (this.closed) return;
@@ -300,11 +300,15 @@ export class OwnerVectorIndex {
     if (doc.readers !== null) this.restricted += n;
   }
 
-  private readMeta() {
-    return readIndexMeta(this.options.filePath, this.options);
+  private get foreignCount(): number {
+    return this.foreign?.passages ?? 0;
   }
 
-  private writeMeta(meta: { embedderId: string; dims: number; covers: number }): void {
+  private readMeta() {
+    return readIndexMeta(this.options.filePath, { ...this.options, foreign: this.foreignCount });
+  }
+
+  private writeMeta(meta: IndexFileMeta): void {
     writeIndexMeta(this.options.filePath, meta);
   }
 }
