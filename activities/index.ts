@@ -3,8 +3,10 @@ import { createBackfillFieldActivities } from './backfill-field.js';
 import { createCaptionMediaActivities } from './caption-media.js';
 import { createConsolidateActivities } from './consolidate.js';
 import type { ActivityPorts } from './ports.js';
+import { createReembedOwnerActivities } from './reembed-owner.js';
+import { createReembedSweepActivities } from './reembed-sweep.js';
 
-export type { ActivityPorts, FieldBackfillPort, MediaPort, OwnersPort } from './ports.js';
+export type { ActivityPorts, FieldBackfillPort, JobStartPort, MediaPort, OwnersPort, ReembedPort } from './ports.js';
 
 /**
  * Every activity the worker registers: one factory per workflow, merged, each given the ports it uses.
@@ -16,5 +18,7 @@ export function createActivities(ports: ActivityPorts): Activities {
     ...createConsolidateActivities(ports),
     ...createCaptionMediaActivities(ports),
     ...createBackfillFieldActivities(ports),
+    ...createReembedOwnerActivities(ports),
+    ...createReembedSweepActivities(ports),
   };
 }

@@ -1,7 +1,7 @@
 import type { ConsolidationReport } from '../src/domain/consolidation.js';
 import type { StoredDocument } from '../src/domain/documents.js';
 import type { Scope } from '../src/domain/scope.js';
-import type { BackfillRef } from '../src/jobs/contract.js';
+import type { BackfillRef, ReembedProgress } from '../src/jobs/contract.js';
 import type { MediaRoute } from '../src/config.js';
 
 /**
@@ -15,11 +15,38 @@ export interface ActivityPorts {
   owners: OwnersPort;
   fields: FieldBackfillPort;
   media: MediaPort;
+  reembed: ReembedPort;
+  /** Starts durable jobs from inside an activity (the sweep starts owners' re-embedding); given by src/temporal. */
+  starts: JobStartPort;
 }
 
-/** The owners' actors (ActorRegistry fits): consolidation runs inside the owner's actor. */
+/** The owners' actors (ActorRegistry fits): consolidation and re-embedding pages run inside the owner's actor. */
 export interface OwnersPort {
-  actorFor(scope: Scope): { consolidate(): Promise<ConsolidationReport> };
+  actorFor(scope: Scope): { consolidate(): Promise<ConsolidationReport>; reembedding: ReembedSteps };
+}
+
+/** An owner's re-embedding steps (OwnerReembed fits). */
+export interface ReembedSteps {
+  plan(): Promise<ReembedProgress>;
+  page(limit: number, onBatch: () => void): Promise<{ done: number; finished: boolean }>;
+  finish(): Promise<number>;
+}
+
+/** What the node re-embeds with, whether it may, and where its owners with foreign passages are. */
+export interface ReembedPort {
+  /** The node's embedder id: passages are rewritten with its vectors. */
+  embedderId: string;
+  /** Why this node must not re-embed (it runs the hashing fallback of a model that did not load), or null. */
+  refusal: string | null;
+  /** Owners that stored a passage, in key order, after `after` (from the first when null). */
+  owners(after: Scope | null): Iterable<Scope>;
+  /** Whether the owner holds a passage another embedder made. */
+  hasForeign(scope: Scope): Promise<boolean>;
+}
+
+export interface JobStartPort {
+  /** Starts the owner's re-embedding, or joins its run when one is under way. */
+  reembedOwner(scope: Scope): Promise<void>;
 }
 
 /** The field backfill steps (QueryService fits); each takes the version being built and stops once it is superseded. */

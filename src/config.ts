@@ -69,6 +69,13 @@ const EnvSchema = z.object({
   BACKFILL_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(500),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  /**
+   * Owners' re-embedding activities a node runs at once (docs/temporal.md); the others wait, durably, in
+   * Temporal's queue. Every page goes through the one embedder, so more mostly interleaves owners.
+   */
+  REEMBED_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Passages a re-embedding rewrites per transaction (and per committed cursor). */
+  REEMBED_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(64),
 });
 
 const DurationMs = z.number().int().positive();
@@ -111,6 +118,12 @@ export const TemporalFileSchema = z.strictObject({
       start_to_close_timeout_ms: DurationMs.default(60_000),
       heartbeat_timeout_ms: DurationMs.default(30_000),
       retry: RetrySchema.prefault({}),
+    })
+    .prefault({}),
+  reembed: z
+    .strictObject({
+      /** How long a re-embedding slice runs before it reports progress to its workflow (the UI's refresh). */
+      slice_ms: DurationMs.default(5000),
     })
     .prefault({}),
   media: z
@@ -177,6 +190,7 @@ export interface Config {
   embedder: EmbedderConfig;
   documents: { limits: DocumentLimits; encryptionKey: string | undefined };
   query: { maxGroups: number; maxScanned: number; backfillPageSize: number };
+  reembed: { concurrency: number; pageSize: number };
   temporal: TemporalFile & {
     enabled: boolean;
     /** Whether this node starts its own dev server (TEMPORAL_ADDRESS unset and dev_server.enabled). */
@@ -209,6 +223,7 @@ function compile(env: Env, file: TemporalFile): Config {
       encryptionKey: env.ENCRYPTION_KEY,
     },
     query: { maxGroups: env.QUERY_MAX_GROUPS, maxScanned: env.QUERY_MAX_SCANNED, backfillPageSize: env.BACKFILL_PAGE_SIZE },
+    reembed: { concurrency: env.REEMBED_CONCURRENCY, pageSize: env.REEMBED_PAGE_SIZE },
     temporal: {
       ...file,
       address: env.TEMPORAL_ADDRESS ?? file.address,

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ActivityPorts } from '../activities/index.js';
+import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
 import { ActorRegistry } from './actors/registry.js';
@@ -8,6 +8,7 @@ import { KeyRing } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
+import type { Scope } from './domain/scope.js';
 import { createApp } from './http/app.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
@@ -16,6 +17,7 @@ import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
+import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
@@ -46,14 +48,19 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const store = openStore(config.dataDir, config.store.sync);
   const graph = new GraphStore(store);
   const fields = new QueryService(store, new DocumentRecords(store), config.query);
-  const backends = createDocumentBackends(config, store, log, [fields.writer]);
+  // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
+  // reaches the jobs once they exist (an index opens on a request or an activity, both after composition).
+  const started: { jobs?: Jobs } = {};
+  const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
   const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
   const keys = options.keys ?? loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
-  const activities = activityPorts(config, actors, fields, staging);
-  const jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize });
+  const reembed = reembedPort(store, backends);
+  const activities = { ...activityPorts(config, actors, fields, staging), reembed };
+  const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
+  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }));
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
@@ -112,8 +119,27 @@ function announceEmbedder({ status }: NodeEmbedder, log: Logger): void {
   log.info({ embedder: status.id, kind: status.kind }, `embedder: ${status.kind} (${status.id})`);
 }
 
+/**
+ * What re-embedding needs of the node: its embedder, and whether it may re-embed at all. A node whose
+ * model failed to load runs the hashing embedder as a fallback, and must not turn the model's vectors
+ * into hash vectors: it refuses (a node configured with EMBEDDER=hash re-embeds into hash on purpose).
+ */
+function reembedPort(store: Store, { embedding, indexes }: ReturnType<typeof createDocumentBackends>): ReembedPort {
+  const records = new ReembedRecords(store);
+  const { origin } = indexes;
+  const refusal = embedding.status.fallback
+    ? `this node runs the hashing embedder as a fallback (${embedding.status.fallback}), so it re-embeds nothing: it would turn the vectors of the configured embedder into hash vectors`
+    : null;
+  return {
+    embedderId: origin.id,
+    refusal,
+    owners: (after) => records.owners(after),
+    hasForeign: async (scope) => (await records.countForeign(scope, -1, origin, 1)) > 0,
+  };
+}
+
 /** What the activities use, over this node's actors, field indexes and documents. */
-function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): ActivityPorts {
+function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): Omit<ActivityPorts, 'starts' | 'reembed'> {
   return {
     owners: actors,
     fields,

@@ -4,3 +4,5 @@
 export { captionMedia } from './caption-media.js';
 export { consolidate } from './consolidate.js';
 export { backfillField } from './backfill-field.js';
+export { reembedOwner } from './reembed-owner.js';
+export { reembedSweep } from './reembed-sweep.js';

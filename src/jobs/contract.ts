@@ -124,5 +124,71 @@ export interface BackfillFieldActivities {
   failFieldBackfill(ref: BackfillRef, reason: string): Promise<void>;
 }
 
+// --- reembedOwner ---
+
+/** Where an owner's re-embedding stands: passages rewritten, of how many (the workflow's `progress` query). */
+export interface ReembedProgress {
+  done: number;
+  total: number;
+}
+
+/** Name of the query that answers a running `reembedOwner` with its ReembedProgress. */
+export const REEMBED_PROGRESS_QUERY = 'progress';
+
+export interface ReembedOwnerInput {
+  owner: OwnerRef;
+  /** The embedder id the passages are rewritten with: the node's. A node running another refuses the job. */
+  embedder: string;
+  /** The node's re-embedding task queue, whose worker runs a bounded number of these activities at once. */
+  task_queue: string;
+  /** Passages per page (one transaction of the owner's actor). */
+  page_size: number;
+  /** How long one slice activity rewrites pages before it reports progress to the workflow. */
+  slice_ms: number;
+  activity: ActivityPolicy;
+  /** Where a continued-as-new run picks up. */
+  from?: ReembedProgress;
+}
+
+export interface ReembedOwnerResult {
+  reembedded: number;
+  total: number;
+}
+
+export interface ReembedOwnerActivities {
+  /** Progress as committed in the owner's records, and how many foreign passages are left. */
+  planReembed(owner: OwnerRef, embedder: string): Promise<ReembedProgress>;
+  /**
+   * Rewrites pages from the owner's committed cursor for up to `maxMs` (at least one page), heartbeating
+   * after every embedding batch; `finished` once no foreign passage is left to visit.
+   */
+  reembedSlice(owner: OwnerRef, embedder: string, pageSize: number, maxMs: number): Promise<{ done: number; finished: boolean }>;
+  /** Clears the cursor and reopens the owner's vector index; returns the foreign passages still left (0). */
+  finishReembed(owner: OwnerRef, embedder: string): Promise<{ foreign: number }>;
+}
+
+// --- reembedSweep ---
+
+export interface ReembedSweepInput {
+  /** How long one sweep activity visits owners before it reports its cursor. */
+  slice_ms: number;
+  activity: ActivityPolicy;
+  /** Where a continued-as-new run picks up. */
+  from?: { after: OwnerRef | null; owners: number };
+}
+
+/** How many owners with foreign passages the sweep found; each has its `reembedOwner` run started (or joined). */
+export interface ReembedSweepResult {
+  owners: number;
+}
+
+export interface ReembedSweepActivities {
+  /**
+   * Visits the node's owners after `after` for up to `maxMs`, starting the re-embedding of each that holds
+   * passages of another embedder. `next` is the last owner visited, null once every owner was.
+   */
+  sweepForeignOwners(after: OwnerRef | null, maxMs: number): Promise<{ owners: number; next: OwnerRef | null }>;
+}
+
 /** Every activity the worker registers; names are unique across workflows. */
-export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities;
+export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities & ReembedOwnerActivities & ReembedSweepActivities;

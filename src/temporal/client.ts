@@ -34,6 +34,8 @@ export interface JobRequest {
    * `TERMINATE_EXISTING` replaces it (a newer request makes the running one obsolete).
    */
   conflict?: 'USE_EXISTING' | 'TERMINATE_EXISTING';
+  /** Runs without an execution timeout: a job whose length grows with the owner's data (re-embedding). */
+  unbounded?: boolean;
 }
 
 /** A client connection that does not connect until first used, so startup never blocks on the cluster. */
@@ -105,7 +107,7 @@ export class JobRunner {
       args: request.args,
       workflowIdConflictPolicy: request.conflict ?? 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      workflowExecutionTimeout: this.options.executionTimeoutMs,
+      ...(request.unbounded ? {} : { workflowExecutionTimeout: this.options.executionTimeoutMs }),
       memo: jobMemo(request.job, request.scope),
       ...(withAttributes ? { typedSearchAttributes: jobSearchAttributes(request.job, request.scope) } : {}),
     };

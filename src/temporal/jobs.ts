@@ -8,21 +8,25 @@ import type { Logger } from '../log.js';
 import { JobRunner, lazyConnection } from './client.js';
 import { embeddedDevServer } from './embedded.js';
 import { TemporalHealth } from './health.js';
+import { ReembedJobs, type ReembedSettings } from './reembed.js';
 import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
 import { WorkerSupervisor } from './worker.js';
 
 export type Jobs = JobsPort & {
   /** Runs the captioning/transcription workflow of one staged media record and resolves once its text is indexed. */
   captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
+  /** Starts an owner's re-embedding in the background when this node may re-embed (src/temporal/reembed.ts). */
+  requestReembed(scope: Scope): void;
   stop(): Promise<void>;
 };
 
 export interface JobsDeps {
   log: Logger;
   /** What this node's activities use (built by the composition root); every activity is registered. */
-  activities: ActivityPorts;
+  activities: Omit<ActivityPorts, 'starts'>;
   /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
   backfillPageSize: number;
+  reembed: ReembedSettings;
 }
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
@@ -35,6 +39,7 @@ export function disabledJobs(): Jobs {
     consolidate: async () => off(),
     captionMedia: async () => off(),
     backfillField: async () => off(),
+    requestReembed: () => undefined,
     stop: async () => {},
   };
 }
@@ -48,14 +53,9 @@ export async function startTemporalJobs(t: Config['temporal'], dataDir: string, 
   const server = t.embedded ? await embeddedDevServer(t, dataDir, deps.log) : null;
   const address = server?.address ?? t.address;
   const connection = lazyConnection(address, t.connect_timeout_ms);
-  const worker = new WorkerSupervisor({
-    address,
-    namespace: t.namespace,
-    taskQueue: t.task_queue,
-    activities: createActivities(deps.activities),
-    log: deps.log,
-    retryDelayMs: t.health_check_interval_ms,
-  });
+  // The activities start jobs themselves (the sweep starts owners' re-embedding): through the runner below.
+  const activities = createActivities({ ...deps.activities, starts: { reembedOwner: (scope) => reembed.start(scope) } });
+  const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
   const health = new TemporalHealth(connection, {
     intervalMs: t.health_check_interval_ms,
     timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
@@ -81,7 +81,10 @@ export async function startTemporalJobs(t: Config['temporal'], dataDir: string, 
     },
   });
 
-  await Promise.all([health.start(), worker.start()]);
+  const reembed = new ReembedJobs(runner, t, deps.reembed, deps.log);
+  const reembedWorker = reembed.worker(address, activities);
+
+  await Promise.all([health.start(), worker.start(), reembedWorker?.start()]);
   deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: server?.uiUrl ?? null, ready: health.readiness().ready }, 'temporal jobs started');
 
   return {
@@ -127,9 +130,11 @@ export async function startTemporalJobs(t: Config['temporal'], dataDir: string, 
         conflict: 'TERMINATE_EXISTING',
       });
     },
+    requestReembed: (scope) => reembed.request(scope),
     stop: async () => {
       health.stop();
-      await worker.stop(10_000);
+      reembed.stop();
+      await Promise.all([worker.stop(10_000), reembedWorker?.stop(10_000)]);
       await connection.close().catch(() => undefined);
       await server?.stop();
     },

@@ -13,6 +13,10 @@ export interface WorkerOptions {
   log: Logger;
   /** Pause between attempts to (re)start the worker after it stopped or could not connect. */
   retryDelayMs: number;
+  /** false: an activity-only worker (for a queue of bounded work); workflows run on the main queue. Default true. */
+  workflows?: boolean;
+  /** Activities this worker runs at once (the SDK's default when absent). */
+  maxConcurrentActivities?: number;
 }
 
 let bundle: Promise<WorkflowBundle> | null = null;
@@ -54,7 +58,7 @@ export class WorkerSupervisor {
   /** Starts the worker loop; resolves after the first attempt (running, or failed and retrying). */
   async start(): Promise<void> {
     routeSdkLogs(this.options.log);
-    const code = await workflowBundle(this.options.log);
+    const code = this.options.workflows === false ? null : await workflowBundle(this.options.log);
     let firstAttempt!: () => void;
     const attempted = new Promise<void>((resolve) => (firstAttempt = resolve));
     this.loop = this.runLoop(code, firstAttempt);
@@ -72,13 +76,14 @@ export class WorkerSupervisor {
     if (this.loop) await Promise.race([this.loop, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
   }
 
-  private async runLoop(code: WorkflowBundle, firstAttempt: () => void): Promise<void> {
-    const { address, namespace, taskQueue, activities, log } = this.options;
+  private async runLoop(code: WorkflowBundle | null, firstAttempt: () => void): Promise<void> {
+    const { address, namespace, taskQueue, activities, log, maxConcurrentActivities } = this.options;
+    const bounds = maxConcurrentActivities === undefined ? {} : { maxConcurrentActivityTaskExecutions: maxConcurrentActivities };
     while (!this.stopping) {
       let connection: NativeConnection | null = null;
       try {
         connection = await NativeConnection.connect({ address });
-        this.worker = await Worker.create({ connection, namespace, taskQueue, activities, workflowBundle: code, shutdownGraceTime: '5s' });
+        this.worker = await Worker.create({ connection, namespace, taskQueue, activities, ...(code ? { workflowBundle: code } : {}), ...bounds, shutdownGraceTime: '5s' });
         const running = this.worker.run();
         this.state = { ready: true };
         log.info({ taskQueue, namespace }, 'temporal worker running');

@@ -1,0 +1,61 @@
+import { expect } from 'vitest';
+import type { TestService } from './service.js';
+
+/** Memories of different topics; the first is what a paraphrase with no shared content word must find. */
+export const MEMORIES = [
+  'Ann prefers green tea over coffee.',
+  'The quarterly report is due on the first Monday of April.',
+  'Bob parks his bicycle in the garage next to the lawnmower.',
+  'The dentist appointment moved to Thursday afternoon.',
+  'Our cat sleeps on the radiator every winter.',
+  'The wifi password changed after the router was replaced.',
+  'Carla is learning to play the cello with an online teacher.',
+  'The roof leaked during the storm last November.',
+  'Dave runs a marathon in Berlin each autumn.',
+  'The library closes early on public holidays.',
+  'A new bakery opened across from the train station.',
+];
+
+/** Shares no content word with MEMORIES[0]: only a semantic embedder ranks it first. */
+export const PARAPHRASE = 'What does the user like to drink?';
+
+/** The id of the local model's vectors (src/vector/onnx/model-files.ts). */
+export const MODEL_ID = 'all-minilm-l6-v2-384';
+
+export async function addDocs(svc: TestService, entity: string, texts: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const content of texts) {
+    const res = await svc.call('POST', `/v1/documents?entity_id=${entity}`, { body: { content } });
+    expect(res.status).toBe(201);
+    ids.push(res.body.doc_id as string);
+  }
+  return ids;
+}
+
+export const search = (svc: TestService, entity: string, q: string, k = 3) =>
+  svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=${k}`);
+
+/**
+ * What a user sees once an owner's passages are all the model's: the paraphrase finds the tea memory
+ * first, and a search asking for everything returns every document.
+ */
+export async function expectSemanticOverAll(svc: TestService, entity: string, ids: string[]): Promise<void> {
+  const paraphrased = await search(svc, entity, PARAPHRASE);
+  expect(paraphrased.status).toBe(200);
+  expect(paraphrased.body.results[0].doc_id).toBe(ids[0]);
+  const all = await search(svc, entity, 'everything', 100);
+  expect(all.body.results.map((r: { doc_id: string }) => r.doc_id).sort()).toEqual([...ids].sort());
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until `done` holds (a bound only against a hang: the tests assert outcomes, not time). */
+export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch((error: unknown) => error as T);
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${value instanceof Error ? value.message : JSON.stringify(value)}`);
+    await sleep(25);
+  }
+}
