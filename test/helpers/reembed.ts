@@ -32,18 +32,29 @@ export async function addDocs(svc: TestService, entity: string, texts: readonly 
   return ids;
 }
 
-export const search = (svc: TestService, entity: string, q: string, k = 3) =>
-  svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=${k}`);
+export const search = (svc: TestService, entity: string, q: string, options: { k?: number; mode?: string } = {}) =>
+  svc.call('GET', `/v1/search?entity_id=${entity}&q=${encodeURIComponent(q)}&k=${options.k ?? 3}${options.mode ? `&mode=${options.mode}` : ''}`);
+
+/** What a user sees while an owner awaits re-embedding: words only, and why. */
+export async function expectLexicalWhileForeign(svc: TestService, entity: string): Promise<void> {
+  const res = await search(svc, entity, 'green tea');
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ search_mode: 'lexical', search_mode_reason: expect.stringContaining('re-embedded') });
+}
 
 /**
- * What a user sees once an owner's passages are all the model's: the paraphrase finds the tea memory
- * first, and a search asking for everything returns every document.
+ * What a user sees once an owner's passages are all the model's: the default (hybrid) search answers
+ * without a reason and puts the tea memory first for a paraphrase, and a semantic search asking for
+ * everything returns every document.
  */
 export async function expectSemanticOverAll(svc: TestService, entity: string, ids: string[]): Promise<void> {
   const paraphrased = await search(svc, entity, PARAPHRASE);
   expect(paraphrased.status).toBe(200);
+  expect(paraphrased.body.search_mode).toBe('hybrid');
+  expect(paraphrased.body.search_mode_reason).toBeUndefined();
   expect(paraphrased.body.results[0].doc_id).toBe(ids[0]);
-  const all = await search(svc, entity, 'everything', 100);
+  const all = await search(svc, entity, 'everything', { k: 100, mode: 'semantic' });
+  expect(all.status).toBe(200);
   expect(all.body.results.map((r: { doc_id: string }) => r.doc_id).sort()).toEqual([...ids].sort());
 }
 

@@ -95,7 +95,7 @@ describe('re-embedding survives kill -9 of the service', () => {
 
     const paraphrased = await call(child.url, 'GET', `/v1/search?entity_id=${OWNER}&q=${encodeURIComponent(PARAPHRASE)}&k=3`);
     expect(paraphrased.body.results[0].doc_id).toBe(ids[0]);
-    const all = await call(child.url, 'GET', `/v1/search?entity_id=${OWNER}&q=notes&k=100`);
+    const all = await call(child.url, 'GET', `/v1/search?entity_id=${OWNER}&q=notes&k=100&mode=semantic`);
     expect(all.body.results.map((r: { doc_id: string }) => r.doc_id).sort()).toEqual([...ids].sort());
     child.child.kill('SIGTERM');
     await child.exited;
