@@ -1,4 +1,4 @@
-import { resumeFrom, tokenCappedBatches, type EmbedderOrigin } from '../domain/reembed.js';
+import { estimateTokens, MODEL_MAX_TOKENS, resumeFrom, tokenCappedBatches, type EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
 import type { ReembedRecords } from '../store/reembed.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -12,6 +12,8 @@ export interface OwnerReembedDeps {
   origin: EmbedderOrigin;
   /** Reopens the owner's vector index, when it is open, so it holds the rewritten passages. */
   reloadIndex(): Promise<void>;
+  /** Tokens of one embedding call (BATCH_TOKENS unless a benchmark compares another). */
+  batchTokens?: number;
 }
 
 /** Where an owner's re-embedding stands: passages rewritten, and how many there are to rewrite in all. */
@@ -21,10 +23,12 @@ export interface ReembedProgress {
 }
 
 /**
- * Estimated tokens of one embedding call: the model's own forward-pass cap (src/vector/onnx/model-embedder.ts),
- * so a page reaches the model's thread one pass at a time and a user's query waits behind at most one.
+ * Tokens (padded) of one embedding call: one forward pass of the model. The model's thread serves queries
+ * and writes in arrival order, so a query waits behind the calls already sent: with 256 (half the model's
+ * own pass cap) it waited p50 175-207 ms, p99 283-307 ms, against 245-315 and 421-531 ms with 512, for
+ * the same passages/s (bench/reembed.ts; docs/search.md).
  */
-const BATCH_TOKENS = 512;
+const BATCH_TOKENS = 256;
 /**
  * Batches handed to the embedder before the first is back: with one, the model's thread idles during each
  * round trip (measured 0.72 of the raw model's passages/s on full passages); with two it always has the
@@ -92,18 +96,25 @@ export class OwnerReembed {
     return resumeFrom(this.deps.records.cursor(this.scope), this.deps.origin.id);
   }
 
-  /** Embeds in token-capped batches, IN_FLIGHT at a time, in order. */
+  /**
+   * Embeds in token-capped batches, IN_FLIGHT at a time; vectors come back in the texts' order. Tokens are
+   * counted by the embedder's own tokenizer when it has one (the model), else estimated.
+   */
   private async embed(texts: string[], onBatch: () => void): Promise<Float32Array[]> {
-    const vectors: Float32Array[] = [];
-    const inFlight: Array<Promise<Float32Array[]>> = [];
+    const { embedder } = this.deps;
+    const cap = embedder.maxTokens ?? MODEL_MAX_TOKENS;
+    const counted = embedder.countTokens && texts.length ? await embedder.countTokens(texts) : texts.map(estimateTokens);
+    const vectors: Float32Array[] = new Array<Float32Array>(texts.length);
+    const inFlight: Array<{ indexes: number[]; embedded: Promise<Float32Array[]> }> = [];
     const next = async () => {
-      vectors.push(...(await inFlight.shift()!));
+      const { indexes, embedded } = inFlight.shift()!;
+      (await embedded).forEach((vector, k) => (vectors[indexes[k]!] = vector));
       onBatch();
     };
-    for (const { start, end } of tokenCappedBatches(texts, BATCH_TOKENS)) {
-      const batch = this.deps.embedder.embed(texts.slice(start, end));
-      batch.catch(() => undefined); // awaited below; a failure of an earlier batch must not leave it unhandled
-      inFlight.push(batch);
+    for (const indexes of tokenCappedBatches(counted.map((n) => Math.min(n, cap)), this.deps.batchTokens ?? BATCH_TOKENS)) {
+      const embedded = embedder.embed(indexes.map((i) => texts[i]!));
+      embedded.catch(() => undefined); // awaited below; a failure of an earlier batch must not leave it unhandled
+      inFlight.push({ indexes, embedded });
       if (inFlight.length >= IN_FLIGHT) await next();
     }
     while (inFlight.length > 0) await next();

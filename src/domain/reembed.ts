@@ -46,34 +46,33 @@ export function resumeFrom(committed: ReembedCursor | undefined, embedder: strin
 export const MODEL_MAX_TOKENS = 256;
 
 /**
- * A cheap upper estimate of a text's tokens without the tokenizer (which lives in the model's thread):
- * English WordPiece runs ~4 characters a token; 3 leaves room for numbers and rare words, +2 for the
- * [CLS]/[SEP] pair; capped at what the model reads.
+ * A cheap upper estimate of a text's tokens for an embedder that cannot count them (the hashing one, a
+ * provider): English WordPiece runs ~4 characters a token; 3 leaves room for numbers and rare words, +2
+ * for the [CLS]/[SEP] pair; capped at what the model reads.
  */
 export function estimateTokens(text: string): number {
   return Math.min(MODEL_MAX_TOKENS, Math.ceil(text.length / 3) + 2);
 }
 
 /**
- * Cuts texts into consecutive batches whose padded size (texts x longest estimate) stays within
- * `maxTokens`; every batch holds at least one text. Sent one at a time, they keep at most one batch of a
- * job in the embedder's queue, so a user's query never waits behind a whole page.
+ * Groups texts (by their token counts) into embedding calls whose padded size (texts x longest) stays
+ * within `maxTokens`; every group holds at least one text. Texts of like length share a group (they are
+ * taken shortest first), so little of a pass is padding. Sent a few at a time, the groups keep at most a
+ * few passes of a job in the embedder's queue, so a user's query never waits behind a whole page.
+ * Returns groups of indexes into `tokens`.
  */
-export function tokenCappedBatches(texts: readonly string[], maxTokens: number): Array<{ start: number; end: number }> {
-  const batches: Array<{ start: number; end: number }> = [];
-  let start = 0;
-  let longest = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const tokens = estimateTokens(texts[i]!);
-    const padded = Math.max(longest, tokens) * (i - start + 1);
-    if (i > start && padded > maxTokens) {
-      batches.push({ start, end: i });
-      start = i;
-      longest = tokens;
-    } else {
-      longest = Math.max(longest, tokens);
+export function tokenCappedBatches(tokens: readonly number[], maxTokens: number): number[][] {
+  const order = tokens.map((_, i) => i).sort((a, b) => tokens[a]! - tokens[b]! || a - b);
+  const batches: number[][] = [];
+  let batch: number[] = [];
+  for (const i of order) {
+    // Ascending order: the text joining is the longest of its group.
+    if (batch.length > 0 && tokens[i]! * (batch.length + 1) > maxTokens) {
+      batches.push(batch);
+      batch = [];
     }
+    batch.push(i);
   }
-  if (start < texts.length) batches.push({ start, end: texts.length });
+  if (batch.length > 0) batches.push(batch);
   return batches;
 }

@@ -8,6 +8,7 @@ import type { Scope } from '../../src/domain/scope.js';
 import { DocumentStore } from '../../src/store/documents.js';
 import { GraphStore } from '../../src/store/graph.js';
 import { openStore, type Store } from '../../src/store/lmdb.js';
+import { ReembedRecords } from '../../src/store/reembed.js';
 import type { Embedder } from '../../src/vector/embedder.js';
 import { VectorIndexes } from '../../src/vector/indexes.js';
 import { LocalEmbedder } from '../../src/vector/local-embedder.js';
@@ -165,5 +166,31 @@ describe('the owner index around a re-embedding', () => {
       const [best] = index.search(hash.embedOne(text(i)), 1, { principal: 'p' });
       expect(best?.docId).toBe(`doc_${i}`);
     }
+  });
+});
+
+describe('the sweep\'s view of a node\'s owners', () => {
+  it('visits every owner that stored a passage once, in key order, from any owner on, and finds which hold foreign ones', async () => {
+    const owners: Scope[] = [
+      { tenant: 'acme', partition: null, entityId: 'a' },
+      { tenant: 'acme', partition: null, entityId: 'ab' },
+      { tenant: 'acme', partition: 'p1', entityId: 'a' },
+      { tenant: 'globex', partition: null, entityId: 'z' },
+    ];
+    await store.transaction(() => {
+      owners.forEach((owner, i) => {
+        const by = i % 2 === 0 ? hash.id : embedder.id;
+        docs.insert(owner, { ...doc(i), tenant: owner.tenant, partition: owner.partition, entity_id: owner.entityId }, { passages: [text(i)], vectors: [hash.embedOne(text(i))], embedder: by });
+      });
+      // An owner with facts but no passage is not visited.
+      store.records.put(['acme', '', 'facts-only', 'fact', 'f1'], { any: 1 });
+    });
+    const records = new ReembedRecords(store);
+    const node = { id: embedder.id, ownsUnlabeled: false };
+    expect([...records.owners(null)]).toEqual(owners);
+    expect([...records.owners(owners[1]!)]).toEqual(owners.slice(2));
+    const foreign: Scope[] = [];
+    for (const owner of records.owners(null)) if ((await records.countForeign(owner, -1, node, 1)) > 0) foreign.push(owner);
+    expect(foreign).toEqual([owners[0], owners[2]]);
   });
 });

@@ -28,22 +28,21 @@ describe('resumeFrom', () => {
 });
 
 describe('token-capped batches', () => {
-  const text = (tokens: number) => 'x'.repeat((tokens - 2) * 3);
-
   it('estimates tokens from characters, capped at what the model reads', () => {
     expect(estimateTokens('')).toBe(2);
-    expect(estimateTokens(text(100))).toBe(100);
+    expect(estimateTokens('x'.repeat(294))).toBe(100);
     expect(estimateTokens('y'.repeat(10_000))).toBe(256);
   });
 
-  it('keeps texts x longest within the cap, in order, and never leaves a text out', () => {
-    const texts = [text(100), text(100), text(100), text(256), text(10), text(10)];
-    expect(tokenCappedBatches(texts, 512)).toEqual([
-      { start: 0, end: 3 }, // 3 x 100 = 300; a 256-token fourth would pad them all to 4 x 256
-      { start: 3, end: 5 }, // 256 + 10 padded to 2 x 256 = 512
-      { start: 5, end: 6 },
+  it('groups texts of like length while texts x longest stays within the cap, and leaves none out', () => {
+    //                  0    1   2    3   4    5
+    const tokens = [100, 10, 256, 100, 10, 100];
+    expect(tokenCappedBatches(tokens, 512)).toEqual([
+      [1, 4, 0, 3, 5], // shortest first: 5 x 100 = 500
+      [2], // 256 alone: a sixth text would pad the first group to 6 x 256
     ]);
-    expect(tokenCappedBatches([text(256)], 100)).toEqual([{ start: 0, end: 1 }]);
+    expect(tokenCappedBatches([256], 100)).toEqual([[0]]);
     expect(tokenCappedBatches([], 512)).toEqual([]);
+    expect(tokenCappedBatches([40, 40, 40], 512).flat().sort()).toEqual([0, 1, 2]);
   });
 });
