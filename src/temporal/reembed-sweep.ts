@@ -24,7 +24,9 @@ export interface SweepOptions {
  */
 export async function runReembedSweep(t: Config['temporal'], print: (line: string) => void, options: SweepOptions = {}): Promise<SweepOutcome> {
   const address = frontendAddress(t);
-  const connection = await Connection.connect({ address, connectTimeout: t.connect_timeout_ms });
+  const connection = await Connection.connect({ address, connectTimeout: t.connect_timeout_ms }).catch((error: unknown) => {
+    throw new Error(`cannot reach Temporal at ${address} (${failureMessage(error)}): start the node first, or set TEMPORAL_ADDRESS to its cluster`);
+  });
   try {
     const client = new Client({ connection, namespace: t.namespace });
     const since = new Date(Date.now() - 1000);
