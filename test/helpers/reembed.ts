@@ -1,23 +1,8 @@
 import { expect } from 'vitest';
+import { PARAPHRASE } from '../fixtures/memories.js';
 import type { TestService } from './service.js';
 
-/** Memories of different topics; the first is what a paraphrase with no shared content word must find. */
-export const MEMORIES = [
-  'Ann prefers green tea over coffee.',
-  'The quarterly report is due on the first Monday of April.',
-  'Bob parks his bicycle in the garage next to the lawnmower.',
-  'The dentist appointment moved to Thursday afternoon.',
-  'Our cat sleeps on the radiator every winter.',
-  'The wifi password changed after the router was replaced.',
-  'Carla is learning to play the cello with an online teacher.',
-  'The roof leaked during the storm last November.',
-  'Dave runs a marathon in Berlin each autumn.',
-  'The library closes early on public holidays.',
-  'A new bakery opened across from the train station.',
-];
-
-/** Shares no content word with MEMORIES[0]: only a semantic embedder ranks it first. */
-export const PARAPHRASE = 'What does the user like to drink?';
+export { MEMORIES, PARAPHRASE } from '../fixtures/memories.js';
 
 /** The id of the local model's vectors (src/vector/onnx/model-files.ts). */
 export const MODEL_ID = 'all-minilm-l6-v2-384';

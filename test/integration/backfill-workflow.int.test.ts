@@ -1,40 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import type { BackfillCursor, BackfillFieldInput, BackfillRef, SliceResult } from '../../src/jobs/contract.js';
+import { QUICK_POLICY, useTemporal, WORKFLOWS } from '../helpers/temporal.js';
 
 /**
  * The backfill workflow's orchestration on the real dev server, with stand-in activities: it feeds
  * each slice the previous cursor, switches the field only when every slice finished, stops quietly when
  * superseded, and records `failed:<reason>` when a slice fails for good.
  */
-const WORKFLOWS = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const ref: BackfillRef = { tenant: 't', partition_scope: null, name: 'f', ver: 'f1' };
-const policy = { start_to_close_timeout_ms: 10_000, heartbeat_timeout_ms: 5_000, retry: { initial_interval_ms: 100, backoff_coefficient: 1, maximum_interval_ms: 100, maximum_attempts: 2 } };
 
-let connection: Connection;
-let client: Client;
-let native: NativeConnection;
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-  native = await NativeConnection.connect({ address: inject('temporalAddress') });
-});
-afterAll(async () => {
-  await native?.close();
-  await connection?.close();
-});
+const temporal = useTemporal();
 
 async function run(slices: Array<SliceResult | Error>, complete = true) {
   const calls: { slices: BackfillCursor[]; completed: number; failed: string[] } = { slices: [], completed: 0, failed: [] };
   let n = 0;
   const taskQueue = `backfill-wf-${randomUUID()}`;
   const worker = await Worker.create({
-    connection: native,
+    connection: temporal.native,
     taskQueue,
     workflowsPath: WORKFLOWS,
     activities: {
@@ -48,9 +34,9 @@ async function run(slices: Array<SliceResult | Error>, complete = true) {
       failFieldBackfill: async (_ref: BackfillRef, reason: string) => void calls.failed.push(reason),
     },
   });
-  const input: BackfillFieldInput = { field: ref, page_size: 10, slice_ms: 1000, activity: policy };
+  const input: BackfillFieldInput = { field: ref, page_size: 10, slice_ms: 1000, activity: QUICK_POLICY };
   const outcome: { result?: unknown; error?: unknown } = await worker.runUntil(
-    client.workflow.execute('backfillField', { taskQueue, workflowId: `wf-${randomUUID()}`, args: [input] }).then(
+    temporal.client.workflow.execute('backfillField', { taskQueue, workflowId: `wf-${randomUUID()}`, args: [input] }).then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     ),

@@ -1,39 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import { REEMBED_PROGRESS_QUERY, type OwnerRef, type ReembedOwnerInput, type ReembedProgress } from '../../src/jobs/contract.js';
+import { QUICK_POLICY, useTemporal, WORKFLOWS } from '../helpers/temporal.js';
 
 /**
  * The reembedOwner workflow's orchestration on the real dev server, with stand-in activities on the
  * re-embedding queue: it plans, runs slices until one reports finished, shows progress (query and memo),
  * then finishes; it goes over the owner again when foreign passages remain, and gives up after three passes.
  */
-const WORKFLOWS = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const owner: OwnerRef = { tenant: 't', partition: null, entity_id: 'o' };
-const policy = { start_to_close_timeout_ms: 10_000, heartbeat_timeout_ms: 5_000, retry: { initial_interval_ms: 100, backoff_coefficient: 1, maximum_interval_ms: 100, maximum_attempts: 2 } };
 
-let connection: Connection;
-let client: Client;
-let native: NativeConnection;
-
-beforeAll(async () => {
-  connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
-  native = await NativeConnection.connect({ address: inject('temporalAddress') });
-});
-afterAll(async () => {
-  await native?.close();
-  await connection?.close();
-});
+const temporal = useTemporal();
 
 async function run(slices: Array<{ done: number; finished: boolean }>, remaining: number[]) {
   const calls = { plans: 0, finishes: 0, progress: [] as ReembedProgress[], memo: [] as unknown[] };
   const taskQueue = `reembed-wf-${randomUUID()}`;
   const workflowId = `wf-${randomUUID()}`;
   let n = 0;
-  const handle = () => client.workflow.getHandle(workflowId);
+  const handle = () => temporal.client.workflow.getHandle(workflowId);
   const activities = {
     planReembed: async () => (calls.plans++, { done: 0, total: 10 }),
     reembedSlice: async () => {
@@ -48,12 +34,12 @@ async function run(slices: Array<{ done: number; finished: boolean }>, remaining
   };
   // The activities run on the re-embedding queue only; the workflow on its own queue.
   const activityQueue = `${taskQueue}-reembed`;
-  const workflowWorker = await Worker.create({ connection: native, taskQueue, workflowsPath: WORKFLOWS });
-  const activityWorker = await Worker.create({ connection: native, taskQueue: activityQueue, activities, maxConcurrentActivityTaskExecutions: 1 });
-  const input: ReembedOwnerInput = { owner, embedder: 'm', task_queue: activityQueue, page_size: 2, slice_ms: 1000, activity: policy };
+  const workflowWorker = await Worker.create({ connection: temporal.native, taskQueue, workflowsPath: WORKFLOWS });
+  const activityWorker = await Worker.create({ connection: temporal.native, taskQueue: activityQueue, activities, maxConcurrentActivityTaskExecutions: 1 });
+  const input: ReembedOwnerInput = { owner, embedder: 'm', task_queue: activityQueue, page_size: 2, slice_ms: 1000, activity: QUICK_POLICY };
   const outcome: { result?: unknown; error?: unknown } = await workflowWorker.runUntil(
     activityWorker.runUntil(
-      client.workflow.execute('reembedOwner', { taskQueue, workflowId, args: [input] }).then(
+      temporal.client.workflow.execute('reembedOwner', { taskQueue, workflowId, args: [input] }).then(
         (result) => ({ result }),
         (error: unknown) => ({ error }),
       ),

@@ -2,22 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMORIES } from '../fixtures/memories.js';
 import { requireTestModel } from '../helpers/model.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const MEMORIES = [
-  'Ann prefers green tea over coffee.',
-  'The quarterly report is due on the first Monday of April.',
-  'Bob parks his bicycle in the garage next to the lawnmower.',
-  'The dentist appointment moved to Thursday afternoon.',
-  'Our cat sleeps on the radiator every winter.',
-  'The wifi password changed after the router was replaced.',
-  'Carla is learning to play the cello with an online teacher.',
-  'The roof leaked during the storm last November.',
-  'Dave runs a marathon in Berlin each autumn.',
-  'The library closes early on public holidays.',
-  'A new bakery opened across from the train station.',
-];
 
 const addDoc = async (svc: TestService, entity: string, content: string) => {
   const res = await svc.call('POST', `/v1/documents?entity_id=${entity}`, { body: { content } });
