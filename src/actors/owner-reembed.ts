@@ -98,11 +98,13 @@ export class OwnerReembed {
 
   /**
    * Embeds in token-capped batches, IN_FLIGHT at a time; vectors come back in the texts' order. Tokens are
-   * counted by the embedder's own tokenizer when it has one (the model), else estimated.
+   * counted by the embedder's own tokenizer when it has one (the model), else estimated. An embedder with
+   * no window (the hashing one, a provider) shares no thread with queries: it gets the page in one call.
    */
   private async embed(texts: string[], onBatch: () => void): Promise<Float32Array[]> {
     const { embedder } = this.deps;
     const cap = embedder.maxTokens ?? MODEL_MAX_TOKENS;
+    const callTokens = embedder.maxTokens === undefined ? Infinity : (this.deps.batchTokens ?? BATCH_TOKENS);
     const counted = embedder.countTokens && texts.length ? await embedder.countTokens(texts) : texts.map(estimateTokens);
     const vectors: Float32Array[] = new Array<Float32Array>(texts.length);
     const inFlight: Array<{ indexes: number[]; embedded: Promise<Float32Array[]> }> = [];
@@ -111,7 +113,7 @@ export class OwnerReembed {
       (await embedded).forEach((vector, k) => (vectors[indexes[k]!] = vector));
       onBatch();
     };
-    for (const indexes of tokenCappedBatches(counted.map((n) => Math.min(n, cap)), this.deps.batchTokens ?? BATCH_TOKENS)) {
+    for (const indexes of tokenCappedBatches(counted.map((n) => Math.min(n, cap)), callTokens)) {
       const embedded = embedder.embed(indexes.map((i) => texts[i]!));
       embedded.catch(() => undefined); // awaited below; a failure of an earlier batch must not leave it unhandled
       inFlight.push({ indexes, embedded });

@@ -81,7 +81,8 @@ export class ReembedJobs {
       (err: unknown) => {
         if (attempt >= REQUEST_ATTEMPTS || this.stopped) {
           this.requested.delete(key);
-          this.log.warn({ err, tenant: scope.tenant }, 're-embedding could not be started; it starts on the owner\'s next load, or run `npm run reembed`');
+          const workflowId = reembedWorkflowId(scope, this.settings.embedderId);
+          this.log.warn({ err, workflowId }, "re-embedding could not be started; it starts on the owner's next load, or run `npm run reembed`");
           return;
         }
         const timer = setTimeout(() => (this.timers.delete(timer), this.request(scope, attempt + 1)), this.temporal.health_check_interval_ms * 2 ** attempt);
