@@ -114,7 +114,9 @@ export class OwnerReembed {
       onBatch();
     };
     for (const indexes of tokenCappedBatches(counted.map((n) => Math.min(n, cap)), callTokens)) {
-      const embedded = embedder.embed(indexes.map((i) => texts[i]!));
+      const batch = indexes.map((i) => texts[i]!);
+      // Behind live queries and writes on the model's thread, which this job shares with them.
+      const embedded = embedder.embedInBackground ? embedder.embedInBackground(batch) : embedder.embed(batch);
       embedded.catch(() => undefined); // awaited below; a failure of an earlier batch must not leave it unhandled
       inFlight.push({ indexes, embedded });
       if (inFlight.length >= IN_FLIGHT) await next();

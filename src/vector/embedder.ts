@@ -12,6 +12,8 @@ export interface Embedder {
   readonly maxTokens?: number;
   /** With `maxTokens`: how many tokens each text has before that cut. */
   countTokens?(texts: readonly string[]): Promise<number[]>;
+  /** As `embed`, but yields to live requests (a shared model thread serves queries and writes first). */
+  embedInBackground?(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero). */

@@ -55,6 +55,18 @@ describe('ModelEmbedder: all-MiniLM-L6-v2 in a worker thread', () => {
     expect(await embedder.countTokens(['hello world', '', 'word '.repeat(600)])).toEqual([4, 2, 602]);
   });
 
+  it('serves a live request before a background backlog (re-embedding yields to queries)', async () => {
+    const done: string[] = [];
+    const backlog = embedder.embedInBackground(Array.from({ length: 24 }, (_, i) => sentence(i + 4))).then(() => done.push('background'));
+    const query = embedder.embed(['what does the user like to drink?']).then(() => done.push('live'));
+    await Promise.all([backlog, query]);
+    expect(done).toEqual(['live', 'background']);
+    // Background vectors are the same vectors.
+    const [a] = await embedder.embedInBackground([sentence(3)]);
+    const [b] = await embedder.embed([sentence(3)]);
+    expect(maxDiff(a!, b!)).toBeLessThan(1e-6);
+  });
+
   it('answers concurrent callers each with their own vectors, in order', async () => {
     const requests = Array.from({ length: 24 }, (_, i) => [sentence(i), `caller ${i} asks about tea`]);
     const expected = await Promise.all(requests.map(async (texts) => Promise.all(texts.map(async (t) => (await embedder.embed([t]))[0]!))));

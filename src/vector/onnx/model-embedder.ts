@@ -44,16 +44,21 @@ export class ModelEmbedder implements Embedder {
     return this.ask<Float32Array[]>(texts, false);
   }
 
+  /** As `embed`, served only while no query or write waits for the model (re-embedding). */
+  embedInBackground(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.ask<Float32Array[]>(texts, false, true);
+  }
+
   /** Tokens of each text before the model's cut at `maxTokens` (counted in the worker, by the model's tokenizer). */
   countTokens(texts: readonly string[]): Promise<number[]> {
     return this.ask<number[]>(texts, true);
   }
 
-  private ask<T extends Float32Array[] | number[]>(texts: readonly string[], count: boolean): Promise<T> {
+  private ask<T extends Float32Array[] | number[]>(texts: readonly string[], count: boolean, background = false): Promise<T> {
     if (texts.length === 0) return Promise.resolve([] as unknown as T);
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the embedding model is shut down'));
     const worker = this.worker ?? this.start();
-    const request: EmbedRequest = { id: this.nextId++, texts: [...texts], ...(count ? { count } : {}) };
+    const request: EmbedRequest = { id: this.nextId++, texts: [...texts], ...(count ? { count } : {}), ...(background ? { background } : {}) };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(request.id, { count: texts.length, resolve: resolve as Pending['resolve'], reject });
       worker.ref();

@@ -15,6 +15,8 @@ export interface EmbedRequest {
   id: number;
   texts: string[];
   count?: boolean;
+  /** Served only while no live request (a query, a write) waits: re-embedding. */
+  background?: boolean;
 }
 
 /** The worker's answer: the vectors of a request laid end to end (texts x dimensions), the token counts, or why it failed. */

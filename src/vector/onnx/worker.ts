@@ -1,7 +1,9 @@
 /**
  * The embedding worker thread: hosts the tokenizer and the onnxruntime session, so that inference never
  * runs on the service's event loop. The model loads on the first request. Requests that arrive while a
- * forward pass runs wait in one pool, and each pass takes a token-capped batch from it (src/vector/onnx/batches.ts).
+ * forward pass runs wait in two lanes, and each pass takes a token-capped batch (src/vector/onnx/batches.ts)
+ * from the live lane (queries and writes) while it has texts, else from the background lane (re-embedding),
+ * so a query waits for at most the pass under way, never behind a re-embedding backlog.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { nextBatch } from './batches.js';
@@ -35,7 +37,7 @@ if (!port) throw new Error('src/vector/onnx/worker.ts runs as a worker thread on
 
 let model: Promise<Model> | null = null;
 let arrived: EmbedRequest[] = [];
-let waiting: Waiting[] = [];
+const lanes: Record<'live' | 'background', Waiting[]> = { live: [], background: [] };
 let scheduled = false;
 
 port.on('message', (request: EmbedRequest) => {
@@ -62,7 +64,7 @@ async function step(): Promise<void> {
     arrived = [];
   } finally {
     scheduled = false;
-    if (arrived.length || waiting.length) schedule();
+    if (arrived.length || lanes.live.length || lanes.background.length) schedule();
   }
 }
 
@@ -84,7 +86,7 @@ function admit(tokens: TokenCutter): void {
     const job: Job = { id: request.id, out: new Float32Array(request.texts.length * options.dimensions), left: request.texts.length, failed: false };
     try {
       const items = request.texts.map((text, slot) => ({ job, slot, ids: tokens.ids(text) }));
-      waiting.push(...items);
+      lanes[request.background ? 'background' : 'live'].push(...items);
       if (!items.length) reply({ id: job.id, vectors: job.out });
     } catch (error) {
       reply({ id: job.id, error: message(error) });
@@ -102,11 +104,13 @@ function countTokens(tokens: TokenCutter, request: EmbedRequest): void {
 }
 
 async function pass(encoder: SentenceEncoder): Promise<void> {
+  const lane = lanes.live.length ? 'live' : 'background';
+  const waiting = lanes[lane];
   const picked = nextBatch(waiting.map((item) => item.ids.length), options.maxBatchTokens);
   if (!picked.length) return;
   const batch = picked.map((index) => waiting[index]!);
   const taken = new Set(picked);
-  waiting = waiting.filter((_, index) => !taken.has(index));
+  lanes[lane] = waiting.filter((_, index) => !taken.has(index));
   let vectors: Float32Array[];
   try {
     vectors = await encoder.run(batch.map((item) => item.ids));
@@ -116,7 +120,8 @@ async function pass(encoder: SentenceEncoder): Promise<void> {
       job.failed = true;
       reply({ id: job.id, error: message(error) });
     }
-    waiting = waiting.filter((item) => !item.job.failed);
+    lanes.live = lanes.live.filter((item) => !item.job.failed);
+    lanes.background = lanes.background.filter((item) => !item.job.failed);
     return;
   }
   batch.forEach((item, k) => {
