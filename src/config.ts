@@ -53,6 +53,12 @@ const EnvSchema = z.object({
   VECTOR_EXACT_MAX: z.coerce.number().int().min(0).default(1000),
   /** hnswlib search breadth (recall against speed). */
   VECTOR_EF: z.coerce.number().int().min(10).max(2000).default(400),
+  /**
+   * A large owner's hnswlib file is checkpointed after this many new passages, or this long after any change
+   * (src/vector/hnsw/owner-graph.ts): after a kill -9 at most that many are added again on restart.
+   */
+  VECTOR_CHECKPOINT_LABELS: z.coerce.number().int().positive().default(1000),
+  VECTOR_CHECKPOINT_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
@@ -186,7 +192,7 @@ export interface Config {
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
-  vector: { exactMax: number; ef: number };
+  vector: { exactMax: number; ef: number; checkpoint: { labels: number; ms: number } };
   embedder: EmbedderConfig;
   documents: { limits: DocumentLimits; encryptionKey: string | undefined };
   query: { maxGroups: number; maxScanned: number; backfillPageSize: number };
@@ -216,7 +222,7 @@ function compile(env: Env, file: TemporalFile): Config {
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },
-    vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF },
+    vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, checkpoint: { labels: env.VECTOR_CHECKPOINT_LABELS, ms: env.VECTOR_CHECKPOINT_MS } },
     embedder: embedderConfig(env),
     documents: {
       limits: { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES },

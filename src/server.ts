@@ -77,6 +77,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     close: async () => {
       await jobs.stop();
       await actors.close();
+      await backends.indexes.close();
       await backends.embedding.close();
       await store.close();
     },
@@ -177,6 +178,7 @@ export function createDocumentBackends(
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
     ...config.vector,
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
+    onEvent: (event) => log.info(event, `vector index ${event.event}`),
   }, ownsUnlabeled);
   return { docs, embedder, indexes, cipher, embedding, semanticUnavailable: embedding.status.fallback };
 }

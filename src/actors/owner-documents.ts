@@ -176,7 +176,7 @@ export class OwnerDocuments {
     // An owner that never stored a passage has nothing to find: no index is opened for it.
     if (!this.index && !this.deps.docs.hasPassages(this.scope)) return { hits: [], mode: request.mode };
     const { embedder, semanticUnavailable } = this.deps;
-    const outcome = searchIndexes(await this.indexes(), request, { embedderId: embedder.id, semanticUnavailable });
+    const outcome = await searchIndexes(await this.indexes(), request, { embedderId: embedder.id, semanticUnavailable });
     const hits = outcome.hits.flatMap((hit) => {
       const doc = this.deps.docs.get(this.scope, hit.docId);
       const passage = this.deps.docs.passage(this.scope, hit.label);
@@ -226,7 +226,7 @@ export class OwnerDocuments {
     const opening = this.index;
     this.index = undefined;
     this.loaded = undefined;
-    (await opening?.catch(() => undefined))?.vector.close();
+    await (await opening?.catch(() => undefined))?.vector.close();
   }
 
   private change(docId: string, principal: string, next: (doc: StoredDocument, now: number) => StoredDocument): Promise<StoredDocument> {

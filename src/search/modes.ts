@@ -29,13 +29,17 @@ export interface SearchOutcome {
  * `hybrid` is answered by the lexical index alone and says why, and `semantic` (or a search by vector) is
  * 503: a silent mix of two vector spaces, or a semantic answer without semantics, is never given.
  */
-export function searchIndexes(indexes: OwnerIndexes, request: SearchRequest, node: { embedderId: string; semanticUnavailable?: string | undefined }): SearchOutcome {
+export async function searchIndexes(
+  indexes: OwnerIndexes,
+  request: SearchRequest,
+  node: { embedderId: string; semanticUnavailable?: string | undefined },
+): Promise<SearchOutcome> {
   const { vector, lexical } = indexes;
   const problem = node.semanticUnavailable ?? (vector.foreign ? foreignVectors(vector.foreign, node.embedderId) : null);
   const query = problem === null ? request.vector : null;
   if (request.mode === 'semantic' || request.text === null) {
     if (query === null) throw new AppError('unavailable', `semantic search is unavailable: ${problem ?? 'the query has no vector'}`, { expose: true });
-    return { hits: rankSemantic(vector, { ...request, text: '', vector: query }), mode: 'semantic' };
+    return { hits: await rankSemantic(vector, { ...request, text: '', vector: query }), mode: 'semantic' };
   }
   if (request.mode === 'lexical' || query === null) {
     if (query === null && request.filter.maxDistance !== undefined) {
@@ -44,7 +48,7 @@ export function searchIndexes(indexes: OwnerIndexes, request: SearchRequest, nod
     const hits = rankLexical(lexical, vector, { ...request, text: request.text, vector: query });
     return request.mode === 'lexical' ? { hits, mode: 'lexical' } : { hits, mode: 'lexical', reason: `answered by the lexical index alone: ${problem}` };
   }
-  return { hits: rankHybrid(lexical, vector, { ...request, text: request.text, vector: query }), mode: 'hybrid' };
+  return { hits: await rankHybrid(lexical, vector, { ...request, text: request.text, vector: query }), mode: 'hybrid' };
 }
 
 /**

@@ -26,8 +26,8 @@ export interface RankInput {
 const candidatesFor = (k: number) => Math.max(200, 4 * k);
 
 /** `semantic`: nearest vectors; score from the distance (DECISIONS.md, Search). */
-export function rankSemantic(vectors: OwnerVectorIndex, input: RankInput): RankedHit[] {
-  return vectors.search(input.vector, input.k, input.filter).map((hit) => ({ ...hit, score: scoreOf(hit.distance) }));
+export async function rankSemantic(vectors: OwnerVectorIndex, input: RankInput): Promise<RankedHit[]> {
+  return (await vectors.search(input.vector, input.k, input.filter)).map((hit) => ({ ...hit, score: scoreOf(hit.distance) }));
 }
 
 /**
@@ -59,14 +59,18 @@ export function rankLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, in
  * `hybrid`: the semantic and lexical candidates, each passage valued by its cosine and BM25 z-scores
  * blended (src/domain/fusion.ts), `max_distance` applied before ranking, one hit per document.
  */
-export function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: RankInput): RankedHit[] {
+export async function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: RankInput): Promise<RankedHit[]> {
   const { vector, filter } = input;
   const wanted = candidatesFor(input.k);
+  // A large owner's vector side runs in the vector worker while the lexical side is scored here.
+  const semantic = Promise.all([vectors.similarityStats(vector), vectors.search(vector, wanted, { ...filter, maxDistance: undefined })]);
+  semantic.catch(() => undefined);
   const lexicalScores = lexical.score(input.text);
-  const cosineStats = vectors.similarityStats(vector);
+  const topLexical = lexicalScores.top(wanted, (l) => allowed(lexical, vectors, l, filter));
+  const [cosineStats, nearest] = await semantic;
   const distances = new Map<number, { docId: string; distance: number }>();
-  for (const hit of vectors.search(vector, wanted, { ...filter, maxDistance: undefined })) distances.set(hit.label, hit);
-  for (const [label] of lexicalScores.top(wanted, (l) => allowed(lexical, vectors, l, filter))) {
+  for (const hit of nearest) distances.set(hit.label, hit);
+  for (const [label] of topLexical) {
     const docId = lexical.docOf(label);
     const distance = vectors.distanceOf(label, vector);
     if (docId !== undefined && distance !== undefined && !distances.has(label)) distances.set(label, { docId, distance });

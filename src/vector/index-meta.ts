@@ -14,12 +14,16 @@ export interface IndexFileMeta {
   foreign?: number;
 }
 
-/** The meta at `<filePath>.json` when it exists and was written for this embedder, dimension and count of foreign passages. */
-export function readIndexMeta(filePath: string, expected: { embedderId: string; dims: number; foreign: number }): IndexFileMeta | null {
+/**
+ * The meta at `<filePath>.json` when it exists and every field of `expected` is equal in it: embedder,
+ * dimension, and the count of foreign passages (absent in a file means none).
+ */
+export function readIndexMeta(filePath: string, expected: Omit<IndexFileMeta, 'covers'>): IndexFileMeta | null {
   try {
     const meta = JSON.parse(readFileSync(`${filePath}.json`, 'utf8')) as IndexFileMeta;
-    const ours = meta.embedderId === expected.embedderId && meta.dims === expected.dims;
-    return ours && (meta.foreign ?? 0) === expected.foreign ? meta : null;
+    const written: Record<string, unknown> = { foreign: 0, ...meta };
+    const same = Object.entries({ foreign: 0, ...expected }).every(([key, value]) => written[key] === value);
+    return same && Number.isInteger(meta.covers) ? meta : null;
   } catch {
     return null;
   }

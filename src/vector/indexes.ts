@@ -5,11 +5,12 @@ import { passageOrigin, type EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { toFloat32, type DocumentStore } from '../store/documents.js';
-import { HNSW_DEFAULTS, type HnswParams } from './hnsw-build.js';
+import { HNSW_DEFAULTS, type HnswParams } from './hnsw/protocol.js';
+import { VectorWorker } from './hnsw/vector-worker.js';
 import { OwnerVectorIndex, type VectorIndexOptions } from './owner-index.js';
 
 /** What a node sets for every owner's index; `m` and `efConstruction` default to HNSW_DEFAULTS. */
-export type IndexSettings = Omit<VectorIndexOptions, 'filePath' | 'embedderId' | 'dims' | keyof HnswParams> & Partial<HnswParams>;
+export type IndexSettings = Omit<VectorIndexOptions, 'filePath' | 'embedderId' | 'dims' | 'worker' | keyof HnswParams> & Partial<HnswParams>;
 
 /** An owner's two search indexes over the same passages, opened together from one scan of LMDB. */
 export interface OwnerIndexes {
@@ -26,6 +27,8 @@ export class VectorIndexes {
   private readonly dir: string;
   /** Whose passages an index holds; the others are foreign (re-embedding uses the same rule). */
   readonly origin: EmbedderOrigin;
+  /** Where every large owner's hnswlib index lives: one thread for the node, started on first use. */
+  private readonly worker = new VectorWorker();
 
   constructor(
     private readonly docs: DocumentStore,
@@ -49,11 +52,17 @@ export class VectorIndexes {
       dims: this.embedder.dimensions,
       embedderId: this.embedder.id,
       filePath: join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32)),
+      worker: this.worker,
     });
     const lexical = new LexicalIndex();
     await fillIndex(this.docs, scope, index, this.origin, undefined, lexical);
     index.maybeBuild();
     return { vector: index, lexical };
+  }
+
+  /** Stops the vector worker, once every owner's index was closed (closing writes their files). */
+  close(): Promise<void> {
+    return this.worker.close();
   }
 }
 

@@ -29,7 +29,7 @@ export function openTempGraph(prefix: string): TempGraph {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const docs = new DocumentStore(store, []);
   const embedder = new LocalEmbedder();
-  const indexes = new VectorIndexes(docs, embedder, dir, { exactMax: 1000, ef: 400, onError: () => undefined });
+  const indexes = new VectorIndexes(docs, embedder, dir, { exactMax: 1000, ef: 400, checkpoint: { labels: 1000, ms: 30_000 }, onError: () => undefined });
   const deps: OwnerActorDeps = { store, graph, clock, documents: { docs, embedder, indexes } };
   const actors = new ActorRegistry(deps, { maxActors: 100, idleMs: 60_000 });
   return {

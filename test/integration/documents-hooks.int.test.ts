@@ -97,18 +97,21 @@ describe('loading an owner index from LMDB in chunks', () => {
       });
     });
     const { OwnerVectorIndex } = await import('../../src/vector/owner-index.js');
-    const make = () => new OwnerVectorIndex({ dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
+    const { VectorWorker } = await import('../../src/vector/hnsw/vector-worker.js');
+    // Below exactMax: searched exactly here, the worker is never started.
+    const options = { dims: 384, embedderId: 'x', exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), worker: new VectorWorker() };
+    const make = () => new OwnerVectorIndex({ ...options, checkpoint: { labels: 1000, ms: 1000 }, onError: () => undefined });
     const small = make();
     const whole = make();
     await fillIndex(docs, scope, small, { id: embedder.id, ownsUnlabeled: true }, 3);
     await fillIndex(docs, scope, whole, { id: embedder.id, ownsUnlabeled: true }, 10_000);
     expect(small.size).toBe(46);
     const query = embedder.embedOne('document number 7 about topic 2');
-    const ids = (index: typeof small) => index.search(query, 30, { principal: 'p' }).map((h) => h.docId);
-    expect(ids(small)).toEqual(ids(whole));
-    expect(ids(small)).toHaveLength(22);
-    expect(ids(small)).not.toContain('doc_4');
-    expect(small.search(query, 30, { principal: 'p', modality: 'image' })).toHaveLength(11);
+    const ids = async (index: typeof small) => (await index.search(query, 30, { principal: 'p' })).map((h) => h.docId);
+    expect(await ids(small)).toEqual(await ids(whole));
+    expect(await ids(small)).toHaveLength(22);
+    expect(await ids(small)).not.toContain('doc_4');
+    expect(await small.search(query, 30, { principal: 'p', modality: 'image' })).toHaveLength(11);
   });
 
   it('leaves out passages another embedder made, and counts them, instead of mixing two vector spaces', async () => {
@@ -130,7 +133,9 @@ describe('loading an owner index from LMDB in chunks', () => {
     });
     expect(docs.passage(scope, 2)!.embedder).toBeUndefined();
     const { OwnerVectorIndex } = await import('../../src/vector/owner-index.js');
-    const make = () => new OwnerVectorIndex({ dims: 384, embedderId: embedder.id, exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), onError: () => undefined });
+    const { VectorWorker } = await import('../../src/vector/hnsw/vector-worker.js');
+    const options = { dims: 384, embedderId: embedder.id, exactMax: 10_000, ef: 50, m: 16, efConstruction: 100, filePath: join(dir, 'unused'), worker: new VectorWorker() };
+    const make = () => new OwnerVectorIndex({ ...options, checkpoint: { labels: 1000, ms: 1000 }, onError: () => undefined });
 
     // A node whose embedder may have made unlabeled passages (the hashing one, a provider) keeps them.
     const hashNode = make();

@@ -58,7 +58,7 @@ async function seed(old: number, fresh = 0): Promise<void> {
 }
 
 function startActors(exactMax = 1000): void {
-  const indexes = new VectorIndexes(docs, embedder, dir, { exactMax, ef: 100, m: 16, efConstruction: 100, onError: () => undefined }, false);
+  const indexes = new VectorIndexes(docs, embedder, dir, { exactMax, ef: 100, m: 16, efConstruction: 100, checkpoint: { labels: 1000, ms: 30_000 }, onError: () => undefined }, false);
   const documents = { docs, embedder, indexes, onForeignPassages: (s: Scope) => void reported.push(s) };
   actors = new ActorRegistry({ store, graph: new GraphStore(store), clock: { now: () => Date.now() }, documents }, { maxActors: 10, idleMs: 60_000 });
 }
@@ -163,7 +163,7 @@ describe('the owner index around a re-embedding', () => {
     const index = await actor.documents.vectorIndex();
     expect(index.approximate).toBe(true);
     for (let i = 0; i < 20; i++) {
-      const [best] = index.search(hash.embedOne(text(i)), 1, { principal: 'p' });
+      const [best] = await index.search(hash.embedOne(text(i)), 1, { principal: 'p' });
       expect(best?.docId).toBe(`doc_${i}`);
     }
   });

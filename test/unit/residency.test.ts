@@ -42,7 +42,7 @@ const use = (scope: Scope): OwnerActor => {
 beforeAll(() => {
   temp = openTempGraph('engram-residency-');
   const docs = new DocumentStore(temp.store, []);
-  const indexes = new VectorIndexes(docs, gatedEmbedder, temp.dir, { exactMax: 200, ef: 100, m: 16, efConstruction: 64, onError: () => undefined });
+  const indexes = new VectorIndexes(docs, gatedEmbedder, temp.dir, { exactMax: 200, ef: 100, m: 16, efConstruction: 64, checkpoint: { labels: 1000, ms: 30_000 }, onError: () => undefined });
   const deps: OwnerActorDeps = { ...temp.deps, documents: { docs, embedder: gatedEmbedder, indexes } };
   registry = new ActorRegistry(deps, { maxActors: 1000, idleMs: 600_000, maxResidentBytes: BUDGET });
   vectorsDir = join(temp.dir, 'vectors');

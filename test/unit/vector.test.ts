@@ -1,15 +1,21 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { VectorWorker } from '../../src/vector/hnsw/vector-worker.js';
 import type { Modality } from '../../src/domain/documents.js';
 import { normalise } from '../../src/vector/embedder.js';
 import { exactSearch } from '../../src/vector/exact.js';
+import type { GraphEvent } from '../../src/vector/hnsw/protocol.js';
 import { OwnerVectorIndex } from '../../src/vector/owner-index.js';
 
 const dims = 32;
 const dir = mkdtempSync(join(tmpdir(), 'engram-vec-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const worker = new VectorWorker();
+afterAll(async () => {
+  await worker.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Deterministic pseudo-random unit vectors. */
 function vectors(n: number, seed: number): Float32Array[] {
@@ -18,10 +24,15 @@ function vectors(n: number, seed: number): Float32Array[] {
   return Array.from({ length: n }, () => normalise(Float32Array.from({ length: dims }, rand)));
 }
 
-function makeIndex(name: string, exactMax = 50) {
+function makeIndex(name: string, exactMax = 50, checkpoint = { labels: 1_000_000, ms: 3_600_000 }) {
   const errors: unknown[] = [];
-  const index = new OwnerVectorIndex({ dims, embedderId: 'test', exactMax, ef: 100, m: 16, efConstruction: 200, filePath: join(dir, name), onError: (e) => errors.push(e) });
-  return { index, errors };
+  const events: GraphEvent[] = [];
+  const index = new OwnerVectorIndex({
+    dims, embedderId: 'test', exactMax, ef: 100, m: 16, efConstruction: 200, filePath: join(dir, name), worker, checkpoint,
+    onError: (e) => errors.push(e),
+    onEvent: (e) => events.push(e),
+  });
+  return { index, errors, events };
 }
 
 function fill(index: OwnerVectorIndex, vs: Float32Array[], modalityOf: (i: number) => Modality = () => 'text') {
@@ -34,14 +45,14 @@ describe('OwnerVectorIndex', () => {
   const data = vectors(600, 7);
   const queries = vectors(30, 99);
 
-  it('searches exactly while small and matches brute force', () => {
+  it('searches exactly while small and matches brute force', async () => {
     const { index } = makeIndex('small', 10_000);
     fill(index, data);
     index.maybeBuild();
     expect(index.approximate).toBe(false);
     const q = queries[0]!;
     const expected = exactSearch(Float32Array.from(data.flatMap((v) => [...v])), dims, data.keys(), q, 5).map((h) => `d${h.label}`);
-    expect(index.search(q, 5, all).map((h) => h.docId)).toEqual(expected);
+    expect((await index.search(q, 5, all)).map((h) => h.docId)).toEqual(expected);
   });
 
   it('builds hnswlib off the event loop above the threshold, with recall@10 >= 0.95 against exact', async () => {
@@ -55,7 +66,7 @@ describe('OwnerVectorIndex', () => {
     let found = 0;
     for (const q of queries) {
       const truth = new Set(exactSearch(flat, dims, data.keys(), q, 10).map((h) => `d${h.label}`));
-      found += index.search(q, 10, all).filter((h) => truth.has(h.docId)).length;
+      found += (await index.search(q, 10, all)).filter((h) => truth.has(h.docId)).length;
     }
     expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
   });
@@ -66,24 +77,24 @@ describe('OwnerVectorIndex', () => {
     index.maybeBuild();
     await index.settled();
     const q = queries[1]!;
-    const audio = index.search(q, 10, { ...all, modality: 'audio' });
+    const audio = await index.search(q, 10, { ...all, modality: 'audio' });
     expect(audio).toHaveLength(10);
     expect(audio.every((h) => Number(h.docId.slice(1)) % 50 === 0)).toBe(true);
     const audioLabels = data.flatMap((_, i) => (i % 50 === 0 ? [i] : []));
     const truth = exactSearch(Float32Array.from(data.flatMap((v) => [...v])), dims, audioLabels, q, 10).map((h) => `d${h.label}`);
     expect(audio.map((h) => h.docId)).toEqual(truth);
 
-    const top = index.search(q, 1, all)[0]!;
+    const top = (await index.search(q, 1, all))[0]!;
     index.putDoc(top.docId, { modality: 'text', readers: ['someone'], deleted: false });
-    expect(index.search(q, 10, all).map((h) => h.docId)).not.toContain(top.docId);
-    expect(index.search(q, 1, { principal: 'someone' })[0]!.docId).toBe(top.docId);
+    expect((await index.search(q, 10, all)).map((h) => h.docId)).not.toContain(top.docId);
+    expect((await index.search(q, 1, { principal: 'someone' }))[0]!.docId).toBe(top.docId);
     index.putDoc(top.docId, { modality: 'text', readers: null, deleted: true });
-    expect(index.search(q, 10, all).map((h) => h.docId)).not.toContain(top.docId);
+    expect((await index.search(q, 10, all)).map((h) => h.docId)).not.toContain(top.docId);
     index.putDoc(top.docId, { modality: 'text', readers: null, deleted: false });
-    expect(index.search(q, 1, all)[0]!.docId).toBe(top.docId);
+    expect((await index.search(q, 1, all))[0]!.docId).toBe(top.docId);
     index.removeDoc(top.docId);
     index.removeDoc(top.docId);
-    expect(index.search(q, 10, all).map((h) => h.docId)).not.toContain(top.docId);
+    expect((await index.search(q, 10, all)).map((h) => h.docId)).not.toContain(top.docId);
     expect(index.size).toBe(data.length - 1);
   });
 
@@ -93,7 +104,7 @@ describe('OwnerVectorIndex', () => {
     first.index.maybeBuild();
     await first.index.settled();
     first.index.removeDoc('d3');
-    first.index.close();
+    await first.index.close();
     const written = statSync(join(dir, 'persist.hnsw')).mtimeMs;
 
     const second = makeIndex('persist');
@@ -106,12 +117,13 @@ describe('OwnerVectorIndex', () => {
     expect(second.errors).toEqual([]);
     expect(second.index.approximate).toBe(true);
     expect(statSync(join(dir, 'persist.hnsw')).mtimeMs).toBe(written);
-    expect(second.index.search(extra[2]!, 1, all)[0]).toMatchObject({ docId: 'x2' });
-    expect(second.index.search(data[3]!, 5, all).map((h) => h.docId)).not.toContain('d3');
-    expect(second.index.search(data[4]!, 1, all)[0]!.docId).toBe('d4');
+    expect(second.index.loadedFrom).toBe(data.length);
+    expect((await second.index.search(extra[2]!, 1, all))[0]).toMatchObject({ docId: 'x2' });
+    expect((await second.index.search(data[3]!, 5, all)).map((h) => h.docId)).not.toContain('d3');
+    expect((await second.index.search(data[4]!, 1, all))[0]!.docId).toBe('d4');
   });
 
-  it('a document with several passages appears once, with its best passage', () => {
+  it('a document with several passages appears once, with its best passage', async () => {
     const { index } = makeIndex('passages', 10_000);
     const [a, b, c] = vectors(3, 5);
     index.putDoc('multi', { modality: 'text', readers: null, deleted: false }, [
@@ -119,9 +131,49 @@ describe('OwnerVectorIndex', () => {
       { label: 1, vector: b! },
     ]);
     index.putDoc('other', { modality: 'text', readers: null, deleted: false }, [{ label: 2, vector: c! }]);
-    const hits = index.search(b!, 10, all);
+    const hits = await index.search(b!, 10, all);
     expect(hits.map((h) => h.docId)).toEqual(['multi', 'other']);
     expect(hits[0]!.label).toBe(1);
-    expect(index.search(b!, 10, { ...all, maxDistance: 1e-4 }).map((h) => h.docId)).toEqual(['multi']);
+    expect((await index.search(b!, 10, { ...all, maxDistance: 1e-4 })).map((h) => h.docId)).toEqual(['multi']);
+  });
+
+  it('finds a write the moment putDoc returns, before the worker has added it (the tail is searched exactly)', async () => {
+    const { index, errors } = makeIndex('tail');
+    fill(index, data);
+    index.maybeBuild();
+    await index.settled();
+    const more = vectors(300, 4321);
+    more.forEach((v, i) => index.putDoc(`t${i}`, { modality: 'text', readers: null, deleted: false }, [{ label: data.length + i, vector: v }]));
+    const found = await Promise.all([0, 150, 299].map(async (i) => (await index.search(more[i]!, 1, all))[0]?.docId));
+    expect(found).toEqual(['t0', 't150', 't299']);
+    index.removeDoc('t299');
+    expect((await index.search(more[299]!, 3, all)).map((h) => h.docId)).not.toContain('t299');
+    await index.settled();
+    expect((await index.search(more[150]!, 1, all))[0]?.docId).toBe('t150');
+    expect(errors).toEqual([]);
+  });
+
+  it('checkpoints the file as it grows, so a restart loads it and adds only the labels above its mark', async () => {
+    const first = makeIndex('grow', 50, { labels: 100, ms: 3_600_000 });
+    fill(first.index, data.slice(0, 400));
+    first.index.maybeBuild();
+    await first.index.settled();
+    const checkpoints = first.events.filter((e) => e.event === 'checkpoint').map((e) => (e as { covers: number }).covers);
+    // Written at the end of an insert slice once 100 labels are new: how many depends on the slices.
+    expect(checkpoints.length).toBeGreaterThanOrEqual(1);
+    expect(checkpoints[0]).toBeGreaterThanOrEqual(100);
+    const covers = (JSON.parse(readFileSync(join(dir, 'grow.json'), 'utf8')) as { covers: number }).covers;
+    expect(covers).toBe(checkpoints.at(-1));
+    // As if killed: the index is never closed, the next one opens on the last checkpoint.
+    const second = makeIndex('grow', 50, { labels: 100, ms: 3_600_000 });
+    fill(second.index, data);
+    second.index.maybeBuild();
+    await second.index.settled();
+    expect(second.errors).toEqual([]);
+    expect(second.events.find((e) => e.event === 'opened')).toMatchObject({ covers });
+    expect(second.index.loadedFrom).toBe(covers);
+    for (const i of [0, covers - 1, covers, 599]) expect((await second.index.search(data[i]!, 1, all))[0]?.docId).toBe(`d${i}`);
+    await second.index.close();
+    await first.index.close();
   });
 });

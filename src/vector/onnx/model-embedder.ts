@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import type { Embedder } from '../embedder.js';
+import { spawnWorker } from '../spawn-worker.js';
 import { MINILM } from './model-files.js';
 import type { EmbedReply, EmbedRequest, LoadedNotice, ModelWorkerOptions } from './protocol.js';
 
@@ -83,7 +82,7 @@ export class ModelEmbedder implements Embedder {
       maxTokens: MINILM.maxTokens,
       dimensions: MINILM.dimensions,
     };
-    const worker = spawnWorker(workerData);
+    const worker = spawnWorker(import.meta.url, 'worker', workerData);
     this.worker = worker;
     worker.on('message', (message: EmbedReply | LoadedNotice) => this.receive(message));
     worker.on('error', (error) => {
@@ -116,20 +115,4 @@ export class ModelEmbedder implements Embedder {
     this.pending.clear();
     for (const waiter of waiters) waiter.reject(new AppError('unavailable', reason));
   }
-}
-
-/**
- * Starts worker.js beside this file (built, under dist/), or worker.ts (sources under tsx or vitest), which
- * needs tsx's loader registered inside the new thread first; tsx is a dev dependency, used only then.
- */
-function spawnWorker(workerData: ModelWorkerOptions): Worker {
-  for (const ext of ['js', 'ts'] as const) {
-    const url = new URL(`./worker.${ext}`, import.meta.url);
-    if (!existsSync(fileURLToPath(url))) continue;
-    if (ext === 'js') return new Worker(url, { workerData });
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(url.href)}); })`;
-    return new Worker(boot, { eval: true, workerData });
-  }
-  throw new Error('src/vector/onnx/worker.ts (or its compiled worker.js) not found');
 }

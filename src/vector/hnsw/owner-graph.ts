@@ -1,0 +1,218 @@
+import { existsSync, renameSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import hnswlib from 'hnswlib-node';
+import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
+import { poolStats, type PoolStats } from '../../domain/fusion.js';
+import { exactSearch, similaritySums } from '../exact.js';
+import { readIndexMeta, writeIndexMeta } from '../index-meta.js';
+import { LabelFlag, labelPredicate, type LabelBuffers } from '../label-table.js';
+import type { GraphEvent, GraphSearch, Neighbours, OpenGraph } from './protocol.js';
+
+const { HierarchicalNSW } = hnswlib;
+
+/**
+ * One owner's hnswlib index inside the vector worker. It reads the owner's vectors and label flags from
+ * the shared buffers, and adds every live label below the published mark, in order, a time slice at a
+ * time (`work`), so searches of every owner interleave with a long build. Labels not added yet (the tail)
+ * are searched exactly, so a write is found the moment it is acknowledged. The file is checkpointed as it
+ * grows (tmp + rename, then the meta with its `covers` mark), so a restart after `kill -9` loads it and
+ * adds only the labels above the mark.
+ */
+export class OwnerGraph {
+  private hnsw: Hnsw | null = null;
+  private loading: Promise<void> | null = null;
+  private vectors: Float32Array;
+  private flags: Uint8Array;
+  private readonly dims: number;
+  /** Every label below this was added (or was dead when reached). */
+  private indexed = 0;
+  /** Labels below this exist in the buffers. */
+  private known: number;
+  private dirty = false;
+  private checkpointed = { covers: 0, at: performance.now() };
+  private waiters: Array<{ upTo: number; resolve: () => void }> = [];
+  private readonly point: number[];
+
+  constructor(
+    private readonly spec: OpenGraph,
+    private readonly emit: (event: GraphEvent) => void,
+  ) {
+    this.dims = spec.meta.dims;
+    this.vectors = new Float32Array(spec.buffers.vectors);
+    this.flags = new Uint8Array(spec.buffers.flags);
+    this.known = spec.upTo;
+    this.point = new Array<number>(this.dims);
+    this.loading = this.open().finally(() => {
+      this.loading = null;
+      this.wake();
+    });
+  }
+
+  setBuffers(buffers: LabelBuffers): void {
+    this.vectors = new Float32Array(buffers.vectors);
+    this.flags = new Uint8Array(buffers.flags);
+  }
+
+  publish(upTo: number): void {
+    this.known = Math.max(this.known, upTo);
+  }
+
+  /** Whether labels wait to be added. */
+  get pending(): boolean {
+    return this.hnsw !== null && this.loading === null && this.indexed < this.known;
+  }
+
+  /** Hard deletes: labels already in hnswlib are marked deleted (the flags already hide them from searches). */
+  remove(labels: number[]): void {
+    for (const label of labels) if (label < this.indexed) this.markDeleted(label);
+  }
+
+  /**
+   * Labels the sequential pass went by while they had no vector of this embedder, and that now have one
+   * (re-embedded passages): added at once, or left to the pass when it has not reached them (or the file
+   * is still loading: its pass starts at the file's mark).
+   */
+  revive(labels: number[]): void {
+    if (this.loading) return void this.loading.then(() => this.revive(labels));
+    for (const label of labels) if (label < this.indexed) this.add(label);
+  }
+
+  /** Adds pending labels until `deadline` (performance.now() ms), then checkpoints when one is due. */
+  work(deadline: number): void {
+    if (!this.hnsw || this.loading) return;
+    while (this.indexed < this.known && performance.now() < deadline) this.add(this.indexed++);
+    this.maybeCheckpoint();
+    this.wake();
+  }
+
+  private add(label: number): void {
+    const index = this.hnsw!;
+    if ((this.flags[label]! & LabelFlag.live) === 0) return;
+    if (index.getCurrentCount() >= index.getMaxElements()) index.resizeIndex(Math.max(1024, index.getMaxElements() * 2));
+    const base = label * this.dims;
+    for (let d = 0; d < this.dims; d++) this.point[d] = this.vectors[base + d]!;
+    index.addPoint(this.point, label);
+    this.dirty = true;
+  }
+
+  /** Writes the file when enough labels were added since the last one, or a change is old enough. */
+  maybeCheckpoint(now = performance.now()): void {
+    if (!this.dirty || !this.hnsw || this.loading) return;
+    const { labels, ms } = this.spec.checkpoint;
+    if (this.indexed - this.checkpointed.covers >= labels || now - this.checkpointed.at >= ms) this.checkpoint();
+  }
+
+  /** The nearest `wanted` passages the filter lets through, of every label below `upTo`. */
+  search(request: GraphSearch): Neighbours {
+    this.publish(request.upTo);
+    const allow = labelPredicate(this.flags, request.filter);
+    const index = this.hnsw && !this.loading ? this.hnsw : null;
+    if (index && !request.exact && index.getCurrentCount() > 0) {
+      const n = Math.min(request.wanted, index.getCurrentCount());
+      index.setEf(Math.max(this.spec.ef, n));
+      const found = index.searchKnn(Array.from(request.query), n, request.filtered ? allow : undefined);
+      // hnswlib may come back short under a selective filter: the exact scan below never does.
+      if (found.neighbors.length >= n) {
+        const tail = exactSearch(this.vectors, this.dims, this.labels(this.indexed, request.upTo, allow), request.query, request.wanted);
+        const hits = found.neighbors.map((label, i) => ({ label, distance: found.distances[i]! })).concat(tail);
+        hits.sort((a, b) => a.distance - b.distance || a.label - b.label);
+        return toNeighbours(hits.slice(0, request.wanted));
+      }
+    }
+    return toNeighbours(exactSearch(this.vectors, this.dims, this.labels(0, request.upTo, allow), request.query, request.wanted));
+  }
+
+  /** Mean and spread of the query's similarity over every `stride`-th live label (as src/vector/owner-index.ts samples). */
+  stats(query: Float32Array, stride: number, upTo: number): PoolStats {
+    let seen = 0;
+    const live = (label: number) => (this.flags[label]! & LabelFlag.live) !== 0 && seen++ % stride === 0;
+    const sums = similaritySums(this.vectors, this.dims, this.labels(0, upTo, live), query);
+    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
+  }
+
+  /** Resolves once every label published so far is added (and the file, if any, loaded). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ upTo: this.known, resolve });
+      this.wake();
+    });
+  }
+
+  /** Writes what changed since the last checkpoint; the owner's index leaves the worker. */
+  async close(): Promise<void> {
+    await this.loading;
+    if (this.dirty) this.checkpoint();
+    this.hnsw = null;
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+  }
+
+  private async open(): Promise<void> {
+    const started = performance.now();
+    const { filePath, meta, params, ef } = this.spec;
+    const index = new HierarchicalNSW('ip', this.dims);
+    const file = readIndexMeta(filePath, meta);
+    let covers: number | null = null;
+    if (file && existsSync(`${filePath}.hnsw`)) {
+      try {
+        await index.readIndex(`${filePath}.hnsw`);
+        covers = file.covers;
+      } catch (error) {
+        this.report('load vector index checkpoint', error);
+      }
+    }
+    if (covers === null) index.initIndex({ maxElements: Math.max(1024, this.known), m: params.m, efConstruction: params.efConstruction, randomSeed: 100 });
+    index.setEf(ef);
+    this.hnsw = index;
+    this.indexed = covers ?? 0;
+    this.checkpointed = { covers: this.indexed, at: performance.now() };
+    // Labels hard-deleted since the file was written: hidden by their flags, marked so hnswlib skips them.
+    for (let label = 0; label < this.indexed; label++) if ((this.flags[label]! & LabelFlag.live) === 0) this.markDeleted(label);
+    this.emit({ event: 'opened', owner: this.spec.owner, covers, ms: performance.now() - started });
+  }
+
+  private checkpoint(): void {
+    const started = performance.now();
+    const { filePath, meta } = this.spec;
+    try {
+      this.hnsw!.writeIndexSync(`${filePath}.hnsw.tmp`);
+      renameSync(`${filePath}.hnsw.tmp`, `${filePath}.hnsw`);
+      writeIndexMeta(filePath, { ...meta, covers: this.indexed });
+    } catch (error) {
+      this.report('checkpoint vector index', error);
+      return;
+    }
+    this.dirty = false;
+    this.checkpointed = { covers: this.indexed, at: performance.now() };
+    this.emit({ event: 'checkpoint', owner: this.spec.owner, covers: this.indexed, ms: performance.now() - started });
+  }
+
+  private *labels(from: number, to: number, allow: (label: number) => boolean): Generator<number> {
+    for (let label = from; label < to; label++) if (allow(label)) yield label;
+  }
+
+  private markDeleted(label: number): void {
+    try {
+      this.hnsw?.markDelete(label);
+      this.dirty = true;
+    } catch {
+      // hnswlib throws for a label already deleted or never added: either way it is not searchable.
+    }
+  }
+
+  private wake(): void {
+    if (this.loading) return;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (this.indexed < waiter.upTo) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  private report(what: string, error: unknown): void {
+    this.emit({ event: 'error', owner: this.spec.owner, what, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function toNeighbours(hits: Array<{ label: number; distance: number }>): Neighbours {
+  return { labels: hits.map((h) => h.label), distances: hits.map((h) => h.distance) };
+}
