@@ -63,11 +63,11 @@ export async function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorInde
   const { vector, filter } = input;
   const wanted = candidatesFor(input.k);
   // A large owner's vector side runs in the vector worker while the lexical side is scored here.
-  const semantic = Promise.all([vectors.similarityStats(vector), vectors.search(vector, wanted, { ...filter, maxDistance: undefined })]);
+  const semantic = vectors.searchWithStats(vector, wanted, { ...filter, maxDistance: undefined });
   semantic.catch(() => undefined);
   const lexicalScores = lexical.score(input.text);
   const topLexical = lexicalScores.top(wanted, (l) => allowed(lexical, vectors, l, filter));
-  const [cosineStats, nearest] = await semantic;
+  const { hits: nearest, stats: cosineStats } = await semantic;
   const distances = new Map<number, { docId: string; distance: number }>();
   for (const hit of nearest) distances.set(hit.label, hit);
   for (const [label] of topLexical) {

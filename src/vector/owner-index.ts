@@ -137,15 +137,31 @@ export class OwnerVectorIndex {
 
   /** The best passage of each matching document, best first, at most `k`. */
   async search(query: Float32Array, k: number, filter: SearchFilter): Promise<PassageHit[]> {
+    return (await this.find(query, k, filter, undefined)).hits;
+  }
+
+  /**
+   * `search`, and the mean and spread of the query's cosine similarity over the owner's passages (every one
+   * up to STATS_SAMPLE, an even sample of that many above it: a z-score needs the spread, not every
+   * value), in one trip to the worker for a large owner (hybrid ranking needs both).
+   */
+  async searchWithStats(query: Float32Array, k: number, filter: SearchFilter): Promise<{ hits: PassageHit[]; stats: PoolStats }> {
+    const { hits, stats } = await this.find(query, k, filter, Math.max(1, Math.floor(this.live / STATS_SAMPLE)));
+    return { hits, stats: stats! };
+  }
+
+  private async find(query: Float32Array, k: number, filter: SearchFilter, statsStride: number | undefined): Promise<{ hits: PassageHit[]; stats?: PoolStats }> {
     const candidates = filter.modality ? this.visibleByModality[filter.modality] : this.visible;
-    if (candidates === 0 || k <= 0) return [];
-    let wanted = Math.min(candidates, k * 2);
+    let wanted = candidates === 0 || k <= 0 ? 0 : Math.min(candidates, k * 2);
+    let stats: PoolStats | undefined;
     for (;;) {
-      const passages = await this.searchPassages(query, wanted, candidates, filter);
+      const found = await this.searchPassages(query, wanted, candidates, filter, stats ? undefined : statsStride);
+      stats ??= found.stats;
+      const { passages } = found;
       const hits = bestPerDocument(passages, k, filter.maxDistance);
       const exhausted = passages.length < wanted || wanted >= candidates;
       const farEnough = filter.maxDistance !== undefined && (passages.at(-1)?.distance ?? 0) > filter.maxDistance;
-      if (hits.length >= k || exhausted || farEnough) return hits;
+      if (hits.length >= k || exhausted || farEnough) return { hits, ...(stats ? { stats } : {}) };
       wanted = Math.min(candidates, wanted * 4);
     }
   }
@@ -159,20 +175,6 @@ export class OwnerVectorIndex {
   /** The cosine distance of one passage to the query; undefined when this index holds no vector for it. */
   distanceOf(label: number, query: Float32Array): number | undefined {
     return this.docOf[label] === undefined ? undefined : distanceTo(this.table.vectors, this.options.dims, label, query);
-  }
-
-  /**
-   * Mean and spread of the query's cosine similarity over the owner's passages: every one up to
-   * STATS_SAMPLE, an even sample of that many above it (a z-score needs the spread, not every value).
-   * A large owner's sample is read in the worker.
-   */
-  async similarityStats(query: Float32Array): Promise<PoolStats> {
-    const stride = Math.max(1, Math.floor(this.live / STATS_SAMPLE));
-    if (this.remote) return this.remote.stats(query, stride, this.docOf.length);
-    let seen = 0;
-    const sample = labelsBelow(this.docOf.length, (l) => this.docOf[l] !== undefined && seen++ % stride === 0);
-    const sums = similaritySums(this.table.vectors, this.options.dims, sample, query);
-    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
   }
 
   /** Writes what changed since the worker's last checkpoint and drops the worker's index (eviction, shutdown). */
@@ -214,17 +216,31 @@ export class OwnerVectorIndex {
     );
   }
 
-  private async searchPassages(query: Float32Array, wanted: number, candidates: number, filter: SearchFilter): Promise<PassageHit[]> {
+  private async searchPassages(
+    query: Float32Array,
+    wanted: number,
+    candidates: number,
+    filter: SearchFilter,
+    statsStride: number | undefined,
+  ): Promise<{ passages: PassageHit[]; stats?: PoolStats }> {
     const labelFilter = this.labelFilter(filter);
     if (!this.remote) {
       const allow = labelPredicate(this.table.flags, labelFilter);
-      const hits = exactSearch(this.table.vectors, this.options.dims, labelsBelow(this.docOf.length, allow), query, wanted);
-      return hits.map((h) => ({ ...h, docId: this.docOf[h.label]! }));
+      const hits = wanted > 0 ? exactSearch(this.table.vectors, this.options.dims, labelsBelow(this.docOf.length, allow), query, wanted) : [];
+      const passages = hits.map((h) => ({ ...h, docId: this.docOf[h.label]! }));
+      return statsStride === undefined ? { passages } : { passages, stats: this.localStats(query, statsStride) };
     }
     const filtered = candidates !== this.live || this.restricted !== 0;
     const exact = candidates <= this.options.exactMax;
-    const found = await this.remote.search({ query, wanted, upTo: this.docOf.length, filter: labelFilter, filtered, exact });
-    return this.hitsOf(found);
+    const found = await this.remote.search({ query, wanted, upTo: this.docOf.length, filter: labelFilter, filtered, exact, ...(statsStride === undefined ? {} : { statsStride }) });
+    return { passages: this.hitsOf(found), ...(found.stats ? { stats: found.stats } : {}) };
+  }
+
+  private localStats(query: Float32Array, stride: number): PoolStats {
+    let seen = 0;
+    const sample = labelsBelow(this.docOf.length, (l) => this.docOf[l] !== undefined && seen++ % stride === 0);
+    const sums = similaritySums(this.table.vectors, this.options.dims, sample, query);
+    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
   }
 
   /** Neighbours whose document still exists here (a hard delete may have landed while the worker searched). */

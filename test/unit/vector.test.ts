@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -105,7 +105,6 @@ describe('OwnerVectorIndex', () => {
     await first.index.settled();
     first.index.removeDoc('d3');
     await first.index.close();
-    const written = statSync(join(dir, 'persist.hnsw')).mtimeMs;
 
     const second = makeIndex('persist');
     fill(second.index, data);
@@ -116,7 +115,7 @@ describe('OwnerVectorIndex', () => {
     await second.index.settled();
     expect(second.errors).toEqual([]);
     expect(second.index.approximate).toBe(true);
-    expect(statSync(join(dir, 'persist.hnsw')).mtimeMs).toBe(written);
+    // Loaded from the file the first one wrote on close, not built again.
     expect(second.index.loadedFrom).toBe(data.length);
     expect((await second.index.search(extra[2]!, 1, all))[0]).toMatchObject({ docId: 'x2' });
     expect((await second.index.search(data[3]!, 5, all)).map((h) => h.docId)).not.toContain('d3');
@@ -175,5 +174,21 @@ describe('OwnerVectorIndex', () => {
     for (const i of [0, covers - 1, covers, 599]) expect((await second.index.search(data[i]!, 1, all))[0]?.docId).toBe(`d${i}`);
     await second.index.close();
     await first.index.close();
+  });
+
+  it('reads the same similarity stats in the worker as here (hybrid scores do not move when an owner grows past the threshold)', async () => {
+    const local = makeIndex('stats-local', 10_000).index;
+    const remote = makeIndex('stats-remote', 50).index;
+    for (const index of [local, remote]) {
+      fill(index, data);
+      index.removeDoc('d10');
+      index.maybeBuild();
+      await index.settled();
+    }
+    expect(remote.approximate).toBe(true);
+    for (const q of queries.slice(0, 5)) {
+      expect((await remote.searchWithStats(q, 10, all)).stats).toEqual((await local.searchWithStats(q, 10, all)).stats);
+    }
+    await remote.close();
   });
 });

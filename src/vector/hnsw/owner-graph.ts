@@ -3,12 +3,15 @@ import { performance } from 'node:perf_hooks';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
 import { poolStats, type PoolStats } from '../../domain/fusion.js';
-import { exactSearch, similaritySums } from '../exact.js';
+import { exactSearch } from '../exact.js';
 import { readIndexMeta, writeIndexMeta } from '../index-meta.js';
 import { LabelFlag, labelPredicate, type LabelBuffers } from '../label-table.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph } from './protocol.js';
 
 const { HierarchicalNSW } = hnswlib;
+
+/** A graph that has added every published label and heard of no new one this long writes its new labels at once. */
+const IDLE_MS = 2000;
 
 /**
  * One owner's hnswlib index inside the vector worker. It reads the owner's vectors and label flags from
@@ -30,6 +33,7 @@ export class OwnerGraph {
   private known: number;
   private dirty = false;
   private checkpointed = { covers: 0, at: performance.now() };
+  private lastAdd = 0;
   private waiters: Array<{ upTo: number; resolve: () => void }> = [];
   private readonly point: number[];
 
@@ -93,18 +97,30 @@ export class OwnerGraph {
     for (let d = 0; d < this.dims; d++) this.point[d] = this.vectors[base + d]!;
     index.addPoint(this.point, label);
     this.dirty = true;
+    this.lastAdd = performance.now();
   }
 
-  /** Writes the file when enough labels were added since the last one, or a change is old enough. */
+  /**
+   * Writes the file when enough labels were added since the last one, when a change is old enough, or when
+   * new labels are all added and the owner went quiet (so a settled index is on disk within seconds).
+   */
   maybeCheckpoint(now = performance.now()): void {
     if (!this.dirty || !this.hnsw || this.loading) return;
     const { labels, ms } = this.spec.checkpoint;
-    if (this.indexed - this.checkpointed.covers >= labels || now - this.checkpointed.at >= ms) this.checkpoint();
+    const fresh = this.indexed - this.checkpointed.covers;
+    const quiet = fresh > 0 && this.indexed >= this.known && now - this.lastAdd >= IDLE_MS;
+    if (fresh >= labels || now - this.checkpointed.at >= ms || quiet) this.checkpoint();
   }
 
-  /** The nearest `wanted` passages the filter lets through, of every label below `upTo`. */
+  /** The nearest `wanted` passages the filter lets through, of every label below `upTo` (and the pool's stats when asked). */
   search(request: GraphSearch): Neighbours {
     this.publish(request.upTo);
+    const found = this.nearest(request);
+    return request.statsStride === undefined ? found : { ...found, stats: this.stats(request.query, request.statsStride, request.upTo) };
+  }
+
+  private nearest(request: GraphSearch): Neighbours {
+    if (request.wanted <= 0) return { labels: [], distances: [] };
     const allow = labelPredicate(this.flags, request.filter);
     const index = this.hnsw && !this.loading ? this.hnsw : null;
     if (index && !request.exact && index.getCurrentCount() > 0) {
@@ -122,12 +138,27 @@ export class OwnerGraph {
     return toNeighbours(exactSearch(this.vectors, this.dims, this.labels(0, request.upTo, allow), request.query, request.wanted));
   }
 
-  /** Mean and spread of the query's similarity over every `stride`-th live label (as src/vector/owner-index.ts samples). */
-  stats(query: Float32Array, stride: number, upTo: number): PoolStats {
+  /**
+   * Mean and spread of the query's similarity over every `stride`-th live label: the same labels, summed in
+   * the same order, as src/vector/exact.ts `similaritySums` over the owner's sample (so the same figures),
+   * in one plain loop because it runs on every hybrid search.
+   */
+  private stats(query: Float32Array, stride: number, upTo: number): PoolStats {
+    const { flags, vectors, dims } = this;
     let seen = 0;
-    const live = (label: number) => (this.flags[label]! & LabelFlag.live) !== 0 && seen++ % stride === 0;
-    const sums = similaritySums(this.vectors, this.dims, this.labels(0, upTo, live), query);
-    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
+    let count = 0;
+    let sum = 0;
+    let sumOfSquares = 0;
+    for (let label = 0; label < upTo; label++) {
+      if ((flags[label]! & LabelFlag.live) === 0 || seen++ % stride !== 0) continue;
+      const base = label * dims;
+      let dot = 0;
+      for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
+      count++;
+      sum += dot;
+      sumOfSquares += dot * dot;
+    }
+    return poolStats(count, sum, sumOfSquares);
   }
 
   /** Resolves once every label published so far is added (and the file, if any, loaded). */

@@ -1,3 +1,4 @@
+import type { PoolStats } from '../../domain/fusion.js';
 import type { IndexFileMeta } from '../index-meta.js';
 import type { LabelBuffers, LabelFilter } from '../label-table.js';
 
@@ -41,6 +42,8 @@ export interface GraphSearch {
   filtered: boolean;
   /** Few candidates: scan them exactly instead of asking hnswlib. */
   exact: boolean;
+  /** Also the query's similarity stats over every `stride`-th live label (hybrid ranking's pool), in the same trip. */
+  statsStride?: number;
 }
 
 export type WorkerRequest =
@@ -50,14 +53,14 @@ export type WorkerRequest =
   | { type: 'delete'; owner: number; labels: number[] }
   | { type: 'revive'; owner: number; labels: number[] }
   | ({ type: 'search'; id: number } & GraphSearch)
-  | { type: 'stats'; id: number; owner: number; query: Float32Array; stride: number; upTo: number }
   | { type: 'settled'; id: number; owner: number }
   | { type: 'close'; id: number; owner: number };
 
-/** Exact or approximate neighbours, nearest first (ties by label). */
+/** Exact or approximate neighbours, nearest first (ties by label), and the pool's stats when asked. */
 export interface Neighbours {
   labels: number[];
   distances: number[];
+  stats?: PoolStats;
 }
 
 /** What an owner's index in the worker reports without being asked. */

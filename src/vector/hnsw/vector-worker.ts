@@ -1,5 +1,4 @@
 import type { Worker } from 'node:worker_threads';
-import type { PoolStats } from '../../domain/fusion.js';
 import { AppError } from '../../errors.js';
 import type { LabelBuffers } from '../label-table.js';
 import { spawnWorker } from '../spawn-worker.js';
@@ -130,10 +129,6 @@ export class RemoteGraph {
 
   search(request: Omit<GraphSearch, 'owner'>): Promise<Neighbours> {
     return this.worker.ask({ type: 'search', id: this.worker.nextRequestId(), owner: this.owner, ...request });
-  }
-
-  stats(query: Float32Array, stride: number, upTo: number): Promise<PoolStats> {
-    return this.worker.ask({ type: 'stats', id: this.worker.nextRequestId(), owner: this.owner, query, stride, upTo });
   }
 
   /** Resolves once every label published so far is in hnswlib. */

@@ -55,8 +55,6 @@ function handle(request: WorkerRequest): void {
       return graph?.revive(request.labels);
     case 'search':
       return send({ id: request.id, value: need(graph, request.owner).search(request) });
-    case 'stats':
-      return send({ id: request.id, value: need(graph, request.owner).stats(request.query, request.stride, request.upTo) });
     case 'settled':
       return void need(graph, request.owner).settled().then(() => send({ id: request.id, value: null }));
     case 'close':
