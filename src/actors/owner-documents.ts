@@ -273,11 +273,12 @@ export class OwnerDocuments {
     return opening;
   }
 
-  /** The indexes grew (opened, written to, or an hnswlib index swapped in once built): re-weigh the owner. */
+  /** The indexes grew (opened, written to): re-weigh the owner. */
   private indexed(indexes: OwnerIndexes): void {
     this.loaded = indexes;
+    // The vector index weighs its hnswlib elements from the moment it opens in the worker (not once they are
+    // all added), so no later re-weighing is needed; waiting on the worker per write would queue a waiter each.
     this.resized();
-    void indexes.vector.settled().then(() => this.loaded === indexes && this.resized());
   }
 
   private held<T>(work: () => Promise<T>): Promise<T> {
