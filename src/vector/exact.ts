@@ -1,4 +1,6 @@
+import { poolStats, type PoolStats } from '../domain/fusion.js';
 import { MinHeap } from '../domain/top-n.js';
+import { LabelFlag } from './label-table.js';
 
 /**
  * Exact nearest neighbours by brute force over unit vectors (distance = 1 - dot). Used while an owner is
@@ -23,17 +25,19 @@ export function exactSearch(
   return heap.sorted().map(([label, dot]) => ({ label, distance: 1 - dot }));
 }
 
-/** Count, sum and sum of squares of the query's cosine similarity to each label's vector (for pool stats). */
-export function similaritySums(
-  vectors: Float32Array,
-  dims: number,
-  labels: Iterable<number>,
-  query: Float32Array,
-): { count: number; sum: number; sumOfSquares: number } {
+/**
+ * Mean and spread of the query's cosine similarity over every `stride`-th live label below `upTo` (live: its
+ * flags byte says so). One plain loop, because it runs on every hybrid search, on the event loop for a
+ * small owner and in the vector worker for a large one: the same sample summed in the same order, so the
+ * same figures either way.
+ */
+export function sampledSimilarity(vectors: Float32Array, flags: Uint8Array, dims: number, upTo: number, stride: number, query: Float32Array): PoolStats {
+  let seen = 0;
   let count = 0;
   let sum = 0;
   let sumOfSquares = 0;
-  for (const label of labels) {
+  for (let label = 0; label < upTo; label++) {
+    if ((flags[label]! & LabelFlag.live) === 0 || seen++ % stride !== 0) continue;
     const base = label * dims;
     let dot = 0;
     for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
@@ -41,7 +45,7 @@ export function similaritySums(
     sum += dot;
     sumOfSquares += dot * dot;
   }
-  return { count, sum, sumOfSquares };
+  return poolStats(count, sum, sumOfSquares);
 }
 
 /** Cosine distance of one label's vector to the query. */

@@ -1,8 +1,8 @@
 import { canRead } from '../domain/access.js';
 import { bestPerDocument, type PassageHit } from '../domain/search.js';
 import type { Modality } from '../domain/documents.js';
-import { poolStats, type PoolStats } from '../domain/fusion.js';
-import { distanceTo, exactSearch, similaritySums } from './exact.js';
+import type { PoolStats } from '../domain/fusion.js';
+import { distanceTo, exactSearch, sampledSimilarity } from './exact.js';
 import type { CheckpointPolicy, GraphEvent, HnswParams, Neighbours } from './hnsw/protocol.js';
 import type { RemoteGraph, VectorWorker } from './hnsw/vector-worker.js';
 import { flagsOf, LabelFlag, LabelTable, labelPredicate, modalityCode, type LabelFilter } from './label-table.js';
@@ -228,19 +228,13 @@ export class OwnerVectorIndex {
       const allow = labelPredicate(this.table.flags, labelFilter);
       const hits = wanted > 0 ? exactSearch(this.table.vectors, this.options.dims, labelsBelow(this.docOf.length, allow), query, wanted) : [];
       const passages = hits.map((h) => ({ ...h, docId: this.docOf[h.label]! }));
-      return statsStride === undefined ? { passages } : { passages, stats: this.localStats(query, statsStride) };
+      if (statsStride === undefined) return { passages };
+      return { passages, stats: sampledSimilarity(this.table.vectors, this.table.flags, this.options.dims, this.docOf.length, statsStride, query) };
     }
     const filtered = candidates !== this.live || this.restricted !== 0;
     const exact = candidates <= this.options.exactMax;
     const found = await this.remote.search({ query, wanted, upTo: this.docOf.length, filter: labelFilter, filtered, exact, ...(statsStride === undefined ? {} : { statsStride }) });
     return { passages: this.hitsOf(found), ...(found.stats ? { stats: found.stats } : {}) };
-  }
-
-  private localStats(query: Float32Array, stride: number): PoolStats {
-    let seen = 0;
-    const sample = labelsBelow(this.docOf.length, (l) => this.docOf[l] !== undefined && seen++ % stride === 0);
-    const sums = similaritySums(this.table.vectors, this.options.dims, sample, query);
-    return poolStats(sums.count, sums.sum, sums.sumOfSquares);
   }
 
   /** Neighbours whose document still exists here (a hard delete may have landed while the worker searched). */

@@ -2,8 +2,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
-import { poolStats, type PoolStats } from '../../domain/fusion.js';
-import { exactSearch } from '../exact.js';
+import { exactSearch, sampledSimilarity } from '../exact.js';
 import { readIndexMeta, writeIndexMeta } from '../index-meta.js';
 import { LabelFlag, labelPredicate, type LabelBuffers } from '../label-table.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph } from './protocol.js';
@@ -122,7 +121,8 @@ export class OwnerGraph {
   search(request: GraphSearch): Neighbours {
     this.publish(request.upTo);
     const found = this.nearest(request);
-    return request.statsStride === undefined ? found : { ...found, stats: this.stats(request.query, request.statsStride, request.upTo) };
+    if (request.statsStride === undefined) return found;
+    return { ...found, stats: sampledSimilarity(this.vectors, this.flags, this.dims, request.upTo, request.statsStride, request.query) };
   }
 
   private nearest(request: GraphSearch): Neighbours {
@@ -142,29 +142,6 @@ export class OwnerGraph {
       }
     }
     return toNeighbours(exactSearch(this.vectors, this.dims, this.labels(0, request.upTo, allow), request.query, request.wanted));
-  }
-
-  /**
-   * Mean and spread of the query's similarity over every `stride`-th live label: the same labels, summed in
-   * the same order, as src/vector/exact.ts `similaritySums` over the owner's sample (so the same figures),
-   * in one plain loop because it runs on every hybrid search.
-   */
-  private stats(query: Float32Array, stride: number, upTo: number): PoolStats {
-    const { flags, vectors, dims } = this;
-    let seen = 0;
-    let count = 0;
-    let sum = 0;
-    let sumOfSquares = 0;
-    for (let label = 0; label < upTo; label++) {
-      if ((flags[label]! & LabelFlag.live) === 0 || seen++ % stride !== 0) continue;
-      const base = label * dims;
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
-      count++;
-      sum += dot;
-      sumOfSquares += dot * dot;
-    }
-    return poolStats(count, sum, sumOfSquares);
   }
 
   /** Resolves once every label published so far is added (and the file, if any, loaded). */
