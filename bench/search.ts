@@ -4,7 +4,7 @@
  * owners: a probe of another owner's `GET /v1/memory/facts` while the big owner's index is rebuilt and
  * while it ingests, beside the same probe on an idle service and during an ingest spread over small owners
  * (no hnswlib); then kill -9 mid-ingest and the time until its searches are at full speed again.
- * Run: `npm run bench:search -- [passages] [seconds] [ingest seconds]` (builds first; EMBEDDER=hash).
+ * Run: `npm run bench:search -- [passages] [seconds] [ingest seconds] [ingest docs/s]` (builds first; EMBEDDER=hash).
  * Targets: hybrid p50 <= 15 ms at 1 client, probe p99 <= 20 ms, full speed <= 10 s after a restart.
  */
 import autocannon from 'autocannon';
@@ -28,6 +28,8 @@ import { spawnEngram, type BenchService } from './lib/processes.js';
 const PASSAGES = Number(process.argv[2] ?? 100_000);
 const SECONDS = Number(process.argv[3] ?? 10);
 const INGEST_SECONDS = Number(process.argv[4] ?? 20);
+/** The offered ingest load, the same for the small owners (baseline) and the big one. */
+const INGEST_RATE = { perSecond: Number(process.argv[5] ?? 150), inFlight: 16 };
 const QUERIES = 200;
 const K = 10;
 const KEY = 'sk_bench_search_0123456789abcdef';
@@ -80,8 +82,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < 20; i++) await post(engram.url, '/v1/memory/facts?entity_id=probe', { predicate: `p${i}`, value: i });
     const probeUrl = `${engram.url}/v1/memory/facts?entity_id=probe`;
     const idle = await probeFor(probeUrl, 5);
-    const small = startIngest((i) => `${engram.url}/v1/documents?entity_id=small-${i % 100}`, KEY, 8, body);
-    const smallIngest = await probeFor(probeUrl, 5);
+    const small = startIngest((i) => `${engram.url}/v1/documents?entity_id=small-${i % 100}`, KEY, INGEST_RATE, body);
+    const smallIngest = await probeFor(probeUrl, 10);
     const smallAcked = await small.stop();
 
     // 3. The big owner's index rebuilt from LMDB by the worker (no file yet), while the probe and one searching client run.
@@ -131,7 +133,7 @@ async function main(): Promise<void> {
     }
 
     // 5. The big owner ingests while probed; the service is killed with SIGKILL in the middle of it.
-    const ingest = startIngest(() => `${engram.url}/v1/documents?entity_id=owner-1`, KEY, 8, body);
+    const ingest = startIngest(() => `${engram.url}/v1/documents?entity_id=owner-1`, KEY, INGEST_RATE, body);
     const bigIngest = await probeFor(probeUrl, INGEST_SECONDS);
     const coversAtKill = coversOnDisk(dataDir);
     engram.child.kill('SIGKILL');
@@ -164,10 +166,10 @@ async function main(): Promise<void> {
     say(`exact search over all ${PASSAGES}: ${fmt(exactMs, 1)} ms per query; by candidates (top ${2 * K}): ${crossover.join(', ')}`);
     say(`probe GET /v1/memory/facts of another owner:`);
     say(`  idle service (baseline):                          ${showPercentiles(idle)}`);
-    say(`  ingest into small owners, ${smallAcked} docs (baseline): ${showPercentiles(smallIngest)}`);
+    say(`  ingest into 100 small owners at ${INGEST_RATE.perSecond} docs/s, ${smallAcked} docs (baseline): ${showPercentiles(smallIngest)}`);
     say(`  during the big owner's index rebuild:             ${showPercentiles(rebuild)}; ${ratio(rebuild, idle)} to idle`);
     say(`    (meanwhile 1 client searched the rebuilding owner: ${showPercentiles(duringRebuild)})`);
-    say(`  during the big owner's ingest, ${acked} docs:        ${showPercentiles(bigIngest)}; ${ratio(bigIngest, smallIngest)} to small-owner ingest`);
+    say(`  during the big owner's ingest at ${INGEST_RATE.perSecond} docs/s, ${acked} docs: ${showPercentiles(bigIngest)}; ${ratio(bigIngest, smallIngest)} to small-owner ingest`);
     say(`kill -9 after ${INGEST_SECONDS} s of that ingest (${acked} acknowledged, checkpoint on disk covering labels below ${coversAtKill}):`);
     say(`  restart: listening after ${fmt(listeningS)} s, first hybrid answer after ${fmt(firstAnswerS)} s, full speed (<= ${fmt(fullSpeed)} ms) after ${fmt(fullSpeedS)} s; target <= 10 s`);
   } finally {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
 /** Latency figures of one series, in ms. */
@@ -56,33 +57,48 @@ parentPort.on('message', () => (stopped = true));
 `;
 
 /**
- * `connections` clients POSTing documents made by `body(i)` one after another until stopped; counts the
- * acknowledged ones. Requests in flight when the service is killed fail and are not counted.
+ * Documents made by `body(i)` POSTed at a fixed rate (`perSecond`, at most `inFlight` at once), so that two
+ * runs offer the same load however fast the service answers; counts the acknowledged ones. Requests in flight
+ * when the service is killed fail and are not counted.
  */
-export function startIngest(url: (i: number) => string, key: string, connections: number, body: (i: number) => string): { stop(): Promise<number>; readonly acknowledged: number } {
-  let next = 0;
+export function startIngest(
+  url: (i: number) => string,
+  key: string,
+  rate: { perSecond: number; inFlight: number },
+  body: (i: number) => string,
+): { stop(): Promise<number>; readonly acknowledged: number } {
+  let sent = 0;
+  let inFlight = 0;
   let acknowledged = 0;
-  let stopped = false;
-  const client = async () => {
-    while (!stopped) {
-      const i = next++;
-      try {
-        const res = await fetch(url(i), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(i) });
-        await res.arrayBuffer();
-        if (res.status === 201) acknowledged++;
-      } catch {
-        if (!stopped) await new Promise((r) => setTimeout(r, 50));
-      }
+  const started = performance.now();
+  const running = new Set<Promise<void>>();
+  const send = async (i: number) => {
+    try {
+      const res = await fetch(url(i), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body(i) });
+      await res.arrayBuffer();
+      if (res.status === 201) acknowledged++;
+    } catch {
+      // The service was killed with this request in flight: never acknowledged.
     }
   };
-  const clients = Array.from({ length: connections }, client);
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - started) / 1000) * rate.perSecond);
+    while (sent < due && inFlight < rate.inFlight) {
+      inFlight++;
+      const request = send(sent++).finally(() => {
+        inFlight--;
+        running.delete(request);
+      });
+      running.add(request);
+    }
+  }, 5);
   return {
     get acknowledged() {
       return acknowledged;
     },
     stop: async () => {
-      stopped = true;
-      await Promise.all(clients);
+      clearInterval(timer);
+      await Promise.all(running);
       return acknowledged;
     },
   };
