@@ -153,6 +153,7 @@ export class OwnerVectorIndex {
   private async find(query: Float32Array, k: number, filter: SearchFilter, statsStride: number | undefined): Promise<{ hits: PassageHit[]; stats?: PoolStats }> {
     const candidates = filter.modality ? this.visibleByModality[filter.modality] : this.visible;
     let wanted = candidates === 0 || k <= 0 ? 0 : Math.min(candidates, k * 2);
+    if (wanted === 0 && statsStride === undefined) return { hits: [] };
     let stats: PoolStats | undefined;
     for (;;) {
       const found = await this.searchPassages(query, wanted, candidates, filter, stats ? undefined : statsStride);

@@ -16,7 +16,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024 });
     expect(config.store).toEqual({ sync: 'full' });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
-    expect(config.vector).toEqual({ exactMax: 1000, ef: 400 });
+    expect(config.vector).toEqual({ exactMax: 1000, ef: 400, checkpoint: { labels: 1000, ms: 30_000 } });
     // The local model is the default; EMBEDDER=hash selects the hashing embedder.
     expect(config.embedder).toMatchObject({ kind: 'model', threads: 1 });
     expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'hash' }).embedder).toEqual({ kind: 'hash' });
