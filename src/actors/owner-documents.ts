@@ -2,12 +2,12 @@ import type { DocumentLimits, MediaRoute } from '../config.js';
 import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
-import { splitPassages, splitPassagesToFit } from '../domain/passages.js';
 import type { Scope } from '../domain/scope.js';
 import { notFound } from '../errors.js';
 import { searchIndexes, type SearchMode, type SearchRequest } from '../search/modes.js';
 import type { BlobCipher } from '../store/blobs.js';
 import type { DocumentStore, EmbeddedText } from '../store/documents.js';
+import { embedTexts, indexable } from './document-embedding.js';
 import type { Embedder } from '../vector/embedder.js';
 import type { OwnerIndexes, VectorIndexes } from '../vector/indexes.js';
 import type { OwnerVectorIndex } from '../vector/owner-index.js';
@@ -109,7 +109,7 @@ export class OwnerDocuments {
    */
   insertMany(inputs: NewDocument[]): Promise<StoredDocument[]> {
     return this.held(async () => {
-      const embedded = await this.embedAll(inputs.map(indexedText));
+      const embedded = await embedTexts(this.deps.embedder, inputs.map(indexedText));
       const written = await this.writes.transaction((now) =>
         inputs.map((input, i) => {
           const doc = newDocument(input, now);
@@ -286,24 +286,6 @@ export class OwnerDocuments {
   }
 
   private async embed(text: string): Promise<EmbeddedText> {
-    return (await this.embedAll([text]))[0]!;
+    return (await embedTexts(this.deps.embedder, [text]))[0]!;
   }
-
-  /** Splits each text into passages that fit the embedder's window (when it has one) and embeds them all in one call. */
-  private async embedAll(texts: string[]): Promise<EmbeddedText[]> {
-    const { embedder } = this.deps;
-    const { maxTokens, countTokens } = embedder;
-    const window = maxTokens !== undefined && countTokens ? { maxTokens, count: (t: string[]) => countTokens.call(embedder, t) } : null;
-    const split = await Promise.all(texts.map(async (text) => (window ? await splitPassagesToFit(text, window) : splitPassages(text)).map((p) => p.text)));
-    const all = split.flat();
-    const vectors = all.length ? await embedder.embed(all) : [];
-    let at = 0;
-    return split.map((passages) => ({ passages, vectors: vectors.slice(at, (at += passages.length)), embedder: embedder.id }));
-  }
-
-}
-
-/** A written document's passages as its indexes take them. */
-function indexable(labels: number[], embedded: EmbeddedText): Array<{ label: number; vector: Float32Array; text: string }> {
-  return labels.map((label, i) => ({ label, vector: embedded.vectors[i]!, text: embedded.passages[i]! }));
 }
