@@ -56,8 +56,9 @@ export function rankLexical(lexical: LexicalIndex, vectors: OwnerVectorIndex, in
 }
 
 /**
- * `hybrid`: the semantic and lexical candidates, each passage valued by its cosine and BM25 z-scores
- * blended (src/domain/fusion.ts), `max_distance` applied before ranking, one hit per document.
+ * `hybrid`: the semantic and lexical candidates, each passage valued by its cosine z-score and its BM25
+ * z-score weighed by its coverage of the query (src/domain/fusion.ts), `max_distance` applied before
+ * ranking, one hit per document.
  */
 export async function rankHybrid(lexical: LexicalIndex, vectors: OwnerVectorIndex, input: RankInput): Promise<RankedHit[]> {
   const { vector, filter } = input;
