@@ -1,15 +1,15 @@
 /**
  * The lexical index, hand-written (src/search/lexical-index.ts) against MiniSearch, the well-kept library
  * issue 11 suggested, on the same passages and the same tokenizer: build time, memory held, query time and
- * agreement of the top 10 with exact BM25 (computed from scratch in the same run: the baseline).
+ * agreement of the top 10 with exact BM25 (bench/retrieval/bm25.ts, the in-process baseline of bench:retrieval).
  * Run: `npx tsx --expose-gc bench/lexical.ts [passages]` (or `npm run bench:lexical`).
  */
 import MiniSearch from 'minisearch';
 import { performance } from 'node:perf_hooks';
-import { BM25, idf } from '../src/domain/fusion.js';
 import { tokenize } from '../src/domain/text.js';
 import { LexicalIndex } from '../src/search/lexical-index.js';
 import { createCorpus } from './lib/corpus.js';
+import { createBm25 } from './retrieval/bm25.js';
 
 const PASSAGES = Number(process.argv[2] ?? 50_000);
 const QUERIES = 300;
@@ -25,22 +25,6 @@ function heapAfter<T>(build: () => T): { value: T; bytes: number; ms: number } {
   const ms = performance.now() - start;
   gc?.();
   return { value, bytes: held() - before, ms };
-}
-
-/** Exact BM25 top 10 by brute force over every passage: the reference both indexes are compared with. */
-function exactTop10(docs: string[][], query: string): number[] {
-  const terms = [...new Set(tokenize(query))];
-  const df = new Map(terms.map((t) => [t, docs.filter((d) => d.includes(t)).length]));
-  const mean = docs.reduce((n, d) => n + d.length, 0) / docs.length;
-  const scored = docs.map((d, i) => {
-    let score = 0;
-    for (const t of terms) {
-      const tf = d.filter((w) => w === t).length;
-      if (tf) score += (idf(docs.length, df.get(t)!) * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * d.length) / mean));
-    }
-    return [i, score] as const;
-  });
-  return scored.filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10).map(([i]) => i);
 }
 
 function percentile(xs: number[], p: number): number {
@@ -64,7 +48,8 @@ function main(): void {
     index.addAll(texts.map((text, id) => ({ id, text })));
     return index;
   });
-  const tokens = texts.map(tokenize);
+  // The reference: plain Okapi BM25 over the same tokenizer, the baseline bench:retrieval uses too.
+  const reference = createBm25(texts, tokenize);
   const timings = { own: [] as number[], mini: [] as number[] };
   const agreement = { own: 0, mini: 0 };
   for (const q of queries) {
@@ -74,7 +59,7 @@ function main(): void {
     t = performance.now();
     const miniTop = mini.value.search(q, { combineWith: 'OR' }).slice(0, 10).map((r) => r.id as number);
     timings.mini.push(performance.now() - t);
-    const truth = exactTop10(tokens, q);
+    const truth = reference.search(q, 10);
     agreement.own += overlap(ownTop, truth) / QUERIES;
     agreement.mini += overlap(miniTop, truth) / QUERIES;
   }

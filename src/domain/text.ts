@@ -3,7 +3,7 @@
  * cut the same way, so a word matches itself whichever index reads it.
  */
 
-export const STOPWORDS = new Set(
+const STOPWORDS = new Set(
   'a an and are as at be but by for from has have he her his i in is it its of on or our she so than that the their them then there these they this to was we were what when where which who will with you your'.split(' '),
 );
 

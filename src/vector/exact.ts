@@ -16,12 +16,7 @@ export function exactSearch(
 ): Array<{ label: number; distance: number }> {
   // The n nearest are the n of largest similarity (ties: smaller label first, as before).
   const heap = new MinHeap(n);
-  for (const label of labels) {
-    const base = label * dims;
-    let dot = 0;
-    for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
-    heap.offer(dot, label);
-  }
+  for (const label of labels) heap.offer(similarity(vectors, dims, label, query), label);
   return heap.sorted().map(([label, dot]) => ({ label, distance: 1 - dot }));
 }
 
@@ -38,9 +33,7 @@ export function sampledSimilarity(vectors: Float32Array, flags: Uint8Array, dims
   let sumOfSquares = 0;
   for (let label = 0; label < upTo; label++) {
     if ((flags[label]! & LabelFlag.live) === 0 || seen++ % stride !== 0) continue;
-    const base = label * dims;
-    let dot = 0;
-    for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
+    const dot = similarity(vectors, dims, label, query);
     count++;
     sum += dot;
     sumOfSquares += dot * dot;
@@ -50,8 +43,13 @@ export function sampledSimilarity(vectors: Float32Array, flags: Uint8Array, dims
 
 /** Cosine distance of one label's vector to the query. */
 export function distanceTo(vectors: Float32Array, dims: number, label: number, query: Float32Array): number {
+  return 1 - similarity(vectors, dims, label, query);
+}
+
+/** Cosine similarity (the dot product of unit vectors) of one label's vector to the query: every caller sums in this order. */
+function similarity(vectors: Float32Array, dims: number, label: number, query: Float32Array): number {
   const base = label * dims;
   let dot = 0;
   for (let i = 0; i < dims; i++) dot += vectors[base + i]! * query[i]!;
-  return 1 - dot;
+  return dot;
 }
