@@ -10,6 +10,7 @@ import { and, type DocSet } from './storage/docset.js';
 import { collect, retire } from './storage/gc.js';
 import { openIndexDb, type IndexDb } from './storage/layout.js';
 import { IndexReader } from './storage/reader.js';
+import { TenantStates } from './storage/tenant-state.js';
 import { FieldWriter } from './storage/writer.js';
 
 /** A request compiled against one tenant's (and partition's) fields, with the name resolution it used. */
@@ -38,6 +39,7 @@ export class QueryEngine {
   readonly db: IndexDb;
   readonly schema: SchemaRegistry;
   readonly writer: FieldWriter;
+  readonly states: TenantStates;
 
   constructor(
     private readonly store: Store,
@@ -45,7 +47,8 @@ export class QueryEngine {
   ) {
     this.db = openIndexDb(store);
     this.schema = new SchemaRegistry(this.db);
-    this.writer = new FieldWriter(this.db, this.schema);
+    this.states = new TenantStates(this.db);
+    this.writer = new FieldWriter(this.db, this.schema, this.states);
   }
 
   /** A reader of the latest committed snapshot; it caches column chunks, so use one per operation. */

@@ -11,12 +11,13 @@ import type { FieldRecord, WritableVersion } from './schema/registry.js';
 import type { FieldSource, FieldType } from './schema/types.js';
 import { cardinality, toArray } from './storage/docset.js';
 import { WriteBatch } from './storage/write-batch.js';
+import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js';
 
 // The public surface of src/query: everything outside imports from this file only.
 export { AGGREGATE_OPS } from './plan/types.js';
 export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH } from './schema/types.js';
 export { regexError } from './schema/extract.js';
-export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WritableVersion };
+export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 
 export interface FieldDeclaration {
   name: string;
@@ -39,10 +40,12 @@ export type QueryResult =
  * The document records the engine reads (the document store's read side, `DocumentRecords`). The engine
  * knows where a document lives (its scope and id), never how the record is keyed.
  */
-export interface DocumentReader {
+export interface DocumentReader extends TenantDocuments {
   get(scope: Scope, docId: string): StoredDocument | undefined;
   getMany(refs: ReadonlyArray<{ scope: Scope; docId: string }>): Array<StoredDocument | undefined>;
 }
+
+const DEFAULT_WAKE: WakeSettings = { pageSize: 500, waitMs: 5_000 };
 
 /**
  * The field schema, its indexes and the structured query engine of every tenant, over one LMDB store:
@@ -53,22 +56,27 @@ export class QueryService {
   /** Keeps the indexes in step with documents: give it to the document store as a write hook. */
   readonly writer: DocumentWriteHook;
   private readonly engine: QueryEngine;
+  private readonly waker: TenantWaker;
 
   constructor(
     private readonly store: Store,
     private readonly documents: DocumentReader,
     caps: QueryCaps,
+    wake: WakeSettings = DEFAULT_WAKE,
   ) {
     this.engine = new QueryEngine(store, caps);
     this.writer = this.engine.writer;
+    this.waker = new TenantWaker(store, this.engine, documents, wake);
   }
 
   /**
    * Runs `POST /v1/query` for the caller: a page of documents (Mode A, without `aggregate`) or groups
-   * (Mode B). Unknown fields, bad literals and exceeded caps throw `invalid_input`.
+   * (Mode B). Unknown fields, bad literals and exceeded caps throw `invalid_input`. A dormant tenant's
+   * first query waits for its indexes (`wake.ts`).
    */
-  run(ctx: QueryContext, request: QueryRequest): QueryResult {
+  async run(ctx: QueryContext, request: QueryRequest): Promise<QueryResult> {
     const compiled = this.engine.compile(ctx.tenant, ctx.partition, request);
+    await this.waker.ensureAwake(ctx.tenant);
     const reader = this.engine.reader();
     const result = this.engine.execute(ctx, compiled, reader);
     if (result.mode === 'groups') {
@@ -107,6 +115,7 @@ export class QueryService {
    */
   async declare(tenant: string, fields: FieldDeclaration[], gate: (needBackfill: boolean) => void): Promise<BackfillRef[]> {
     const { schema } = this.engine;
+    await this.waker.ensureAwake(tenant);
     const refs = await this.store.transaction(() => {
       const reader = this.engine.reader();
       const needs = fields.map((f) => cardinality(this.engine.liveIn(reader, tenant, f.partition_scope)) > 0);

@@ -70,6 +70,40 @@ export class DocumentRecords {
     return out;
   }
 
+  /**
+   * A page of a whole tenant's documents, in key order (partition, owner, creation), resumable: pass
+   * the `cursor` a page returned to read the next (null when none is left). Skips from owner to owner
+   * over their other index entries (facts, edges), so its cost follows the documents, not the tenant.
+   */
+  tenantDocuments(tenant: string, after: Key | null, limit: number): { docs: StoredDocument[]; cursor: Key | null } {
+    const docs: StoredDocument[] = [];
+    let last: Key | null = after;
+    // A key that extends `after` sorts right after it: the page starts past the cursor.
+    let start: Key = after ? [...after, ''] : [tenant];
+    for (;;) {
+      const first = firstKey(this.store.index.getKeys({ start, end: [tenant, KEY_MAX], limit: 1 }));
+      if (!first) return { docs, cursor: null };
+      const scope = first.slice(0, 3);
+      const kind = first[3];
+      if (first.length < 4 || typeof kind !== 'string' || kind < 'd_created') {
+        start = [...scope, 'd_created'];
+        continue;
+      }
+      if (kind === 'd_created') {
+        const wanted = limit - docs.length;
+        let read = 0;
+        for (const key of this.store.index.getKeys({ start: first, end: [...scope, 'd_created', KEY_MAX], limit: wanted })) {
+          const doc = this.store.records.get([...scope, 'doc', String((key as Key).at(-1))]) as StoredDocument | undefined;
+          if (doc) docs.push(doc);
+          last = key as Key;
+          read++;
+        }
+        if (read === wanted) return { docs, cursor: last };
+      }
+      start = [...scope, KEY_MAX];
+    }
+  }
+
   getBlob(scope: Scope, docId: string): Uint8Array | undefined {
     return this.store.records.get([...scopeKey(scope), 'blob', docId]) as Uint8Array | undefined;
   }
@@ -77,6 +111,11 @@ export class DocumentRecords {
   passage(scope: Scope, label: number): PassageRecord | undefined {
     return this.store.records.get([...scopeKey(scope), 'psg', label]) as PassageRecord | undefined;
   }
+}
+
+function firstKey(keys: Iterable<unknown>): Key | undefined {
+  for (const key of keys) return key as Key;
+  return undefined;
 }
 
 /** The records and their writes (layout above); every write runs the write hooks inside its transaction. */

@@ -16,7 +16,7 @@ export function registerQueryRoute(router: AppRouter, deps: AppDeps): void {
       throw invalidInput(`partition is given twice with different values (query ${JSON.stringify(fromQuery)}, body ${JSON.stringify(fromBody)})`);
     }
     const scope = tenantScope(ctx.state.principal, fromQuery ?? fromBody);
-    const result = deps.fields.run({ tenant: scope.tenant, partition: scope.partition, principal: ctx.state.principal.principal }, request);
+    const result = await deps.fields.run({ tenant: scope.tenant, partition: scope.partition, principal: ctx.state.principal.principal }, request);
     ctx.body =
       result.mode === 'documents'
         ? { documents: result.documents.map(({ doc, fields }) => documentJson(doc, fields)), total: result.total, has_more: result.has_more }

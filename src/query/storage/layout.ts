@@ -15,6 +15,7 @@ import type { Key, Store } from '../../store/lmdb.js';
  *   - `[t, 'n']` → next document number; `[t, 'd', partition, entity_id, doc_id]` → document number
  *   - `[t, 'f', partition_scope, name]` → field record; `[t, 'v']` → next field version number
  *   - `[t, 'gc', ver]` → a retired version whose entries are still being deleted
+ *   - `[t, 'i']` → whether the tenant's indexes are kept (`tenant-state.ts`)
  *
  * `ver` names one definition of a field: `b.<name>` for built-ins, `f<n>` for declarations; a
  * re-declaration gets a new `ver`, so its backfill builds beside the old one. Containers are encoded
@@ -94,5 +95,6 @@ export const fieldKey = (t: string, scope: string | null, name: string): Key => 
 /** Field records of a tenant (scope undefined), or of one partition scope (null: the tenant-wide ones). */
 export const fieldPrefix = (t: string, scope?: string | null): Key => (scope === undefined ? [t, 'f'] : [t, 'f', scope ?? '']);
 export const nextVersionKey = (t: string): Key => [t, 'v'];
+export const tenantStateKey = (t: string): Key => [t, 'i'];
 export const retiredKey = (t: string, ver: string): Key => [t, 'gc', ver];
 export const retiredPrefix = (t: string): Key => [t, 'gc'];

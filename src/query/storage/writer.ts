@@ -6,6 +6,7 @@ import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
 import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
 import { docNoKey, isNumericType, LIVE_VER, nextDocNoKey, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import type { TenantStates } from './tenant-state.js';
 import { WriteBatch } from './write-batch.js';
 
 const BUILTIN_VERSIONS = (Object.keys(BUILTIN_FIELDS) as BuiltinField[]).map((name) => ({ name, ver: `b.${name}`, type: BUILTIN_FIELDS[name] as FieldType }));
@@ -23,22 +24,28 @@ export class FieldWriter implements DocumentWriteHook {
   constructor(
     private readonly db: IndexDb,
     private readonly schema: SchemaRegistry,
+    private readonly states: TenantStates,
   ) {}
 
   onDocumentWrite(previous: StoredDocument | undefined, next: StoredDocument | undefined): void {
+    const tenant = (next ?? previous)!.tenant;
+    if (this.states.kind(tenant) === 'dormant') return;
     const batch = new WriteBatch(this.db);
-    this.apply(batch, previous, next, this.schema.writableVersions((next ?? previous)!.tenant));
+    this.apply(batch, previous, next, this.schema.writableVersions(tenant));
     batch.flush();
   }
 
-  /** Bulk form for loaders (bench, imports): one batch over many documents; call inside a transaction. */
+  /**
+   * Bulk form (a tenant's wake, loaders): one batch over many current documents, skipping dormant
+   * tenants like the hook; call inside a transaction. Indexing a document twice changes nothing.
+   */
   writeMany(docs: StoredDocument[]): void {
     const batch = new WriteBatch(this.db);
-    const versions = new Map<string, WritableVersion[]>();
+    const versions = new Map<string, WritableVersion[] | null>();
     for (const doc of docs) {
       let v = versions.get(doc.tenant);
-      if (!v) versions.set(doc.tenant, (v = this.schema.writableVersions(doc.tenant)));
-      this.apply(batch, undefined, doc, v);
+      if (v === undefined) versions.set(doc.tenant, (v = this.states.kind(doc.tenant) === 'dormant' ? null : this.schema.writableVersions(doc.tenant)));
+      if (v) this.apply(batch, undefined, doc, v);
     }
     batch.flush();
   }
