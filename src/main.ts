@@ -1,10 +1,19 @@
 import { loadConfig } from './config.js';
 import { startService } from './server.js';
 
-/** Starts the service and stops it cleanly on SIGINT/SIGTERM. */
+/** Starts the service, reloads its keys on SIGHUP, and stops it cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // SIGHUP re-reads API_KEYS_FILE. Its handler goes first: a SIGHUP would otherwise end a starting process,
+  // and one that arrives while it starts is applied once it runs.
+  let reloadAsked = false;
+  let reloadKeys = (): void => {
+    reloadAsked = true;
+  };
+  process.on('SIGHUP', () => reloadKeys());
   const service = await startService(config);
+  reloadKeys = service.reloadKeys;
+  if (reloadAsked) reloadKeys();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -4,7 +4,8 @@ import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
 import { ActorRegistry } from './actors/registry.js';
-import { KeyRing } from './auth/keys.js';
+import { KeyFileRing } from './auth/key-file.js';
+import { KeyRing, type KeyLookup } from './auth/keys.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
@@ -26,12 +27,15 @@ import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './tem
 export interface ComposedService {
   deps: AppDeps;
   app: Koa<AppState>;
+  /** Reads `API_KEYS_FILE` again (on SIGHUP) and logs the outcome; a bad file keeps the keys there were. */
+  reloadKeys(): void;
   close(): Promise<void>;
 }
 
 export interface RunningService {
   url: string;
   deps: AppDeps;
+  reloadKeys(): void;
   close(): Promise<void>;
 }
 
@@ -54,7 +58,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
   const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
-  const keys = options.keys ?? loadKeys(config, log);
+  const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
@@ -74,6 +78,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   return {
     deps,
     app: createApp(deps),
+    reloadKeys,
     close: async () => {
       await jobs.stop();
       await actors.close();
@@ -95,6 +100,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   return {
     url,
     deps: service.deps,
+    reloadKeys: service.reloadKeys,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -195,8 +201,37 @@ function sweepAbandonedMedia(config: Config, docs: DocumentStore, clock: Clock, 
   );
 }
 
-function loadKeys(config: Config, log: Logger): KeyRing {
-  if (config.auth.apiKeysFile) return KeyRing.fromFile(config.auth.apiKeysFile);
+interface LoadedKeys {
+  keys: KeyLookup;
+  reloadKeys(): void;
+}
+
+/** `API_KEYS_FILE`'s keys, reloadable; without the file, the dev key, which has nothing to reload. */
+function loadKeys(config: Config, log: Logger): LoadedKeys {
+  if (config.auth.apiKeysFile) {
+    const file = new KeyFileRing(config.auth.apiKeysFile);
+    log.info({ file: file.path, ...file.counts }, 'API keys loaded');
+    return { keys: file, reloadKeys: () => reloadKeyFile(file, log) };
+  }
+  return givenKeys(devKeyRing(config, log), log);
+}
+
+/** Counts and the reason only: the file holds keys, and the reason names rules, never values. */
+function reloadKeyFile(file: KeyFileRing, log: Logger): void {
+  try {
+    log.info({ file: file.path, ...file.reload() }, 'API keys reloaded');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    log.warn({ file: file.path, reason }, `API keys not reloaded, the previous keys stay in use: ${reason}`);
+  }
+}
+
+/** Keys that come from no file (the dev key, or a ring given by a test): a reload has nothing to read. */
+function givenKeys(keys: KeyLookup, log: Logger): LoadedKeys {
+  return { keys, reloadKeys: () => log.warn('API keys not reloaded: they come from no API_KEYS_FILE') };
+}
+
+function devKeyRing(config: Config, log: Logger): KeyRing {
   const dev = KeyRing.devKey(config.dataDir);
   if (dev.created) {
     // Printed once, on the run that generates it; later runs read it from DATA_DIR/dev-api-key.

@@ -8,7 +8,8 @@ const RateLimitSchema = z.strictObject({
   burst: z.number().int().positive(),
 });
 
-const KeyEntrySchema = z
+/** One entry of the file's `keys` list; `npm run keys -- new` validates the entry it prints with it. */
+export const KeyEntrySchema = z
   .strictObject({
     key: z.string().min(16).optional(),
     key_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
@@ -28,6 +29,7 @@ export const KeysFileSchema = z.strictObject({
 });
 
 export type RateLimit = z.infer<typeof RateLimitSchema>;
+export type KeysFile = z.infer<typeof KeysFileSchema>;
 
 /** Who is calling, derived from the bearer key; never from the request body or query. */
 export interface Principal {
@@ -40,29 +42,41 @@ export interface Principal {
   keyId: string;
 }
 
+/** What the HTTP layer asks of the keys: who a presented bearer key is, if anyone. */
+export interface KeyLookup {
+  authenticate(presented: string): Principal | undefined;
+}
+
+/** How many keys a ring holds and how many tenants they reach: what a log may say about keys. */
+export interface KeyRingCounts {
+  keys: number;
+  tenants: number;
+}
+
 /** Bearer keys, held only as SHA-256 digests so the process never keeps plaintext keys around. */
-export class KeyRing {
+export class KeyRing implements KeyLookup {
   private constructor(private readonly byDigest: Map<string, Principal>) {}
 
   /**
    * Resolves a presented key. Lookup is by the key's digest, so timing reveals nothing about stored keys.
    */
   authenticate(presented: string): Principal | undefined {
-    return this.byDigest.get(sha256(presented));
+    return this.byDigest.get(keyDigest(presented));
   }
 
-  static fromFile(path: string): KeyRing {
-    const parsed = KeysFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    if (!parsed.success) {
-      throw new Error(`invalid API_KEYS_FILE ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    }
+  get counts(): KeyRingCounts {
+    return { keys: this.byDigest.size, tenants: new Set([...this.byDigest.values()].map((p) => p.tenant)).size };
+  }
+
+  /** The ring of a parsed `API_KEYS_FILE`, tenant policies applied to each key. */
+  static fromKeysFile(file: KeysFile): KeyRing {
     return KeyRing.fromDigests(
-      parsed.data.keys.map((entry) => ({
-        digest: (entry.key_sha256 ?? sha256(entry.key ?? '')).toLowerCase(),
+      file.keys.map((entry) => ({
+        digest: (entry.key_sha256 ?? keyDigest(entry.key ?? '')).toLowerCase(),
         tenant: entry.tenant,
         principal: entry.principal,
         multiTenant: entry.multi_tenant,
-        phiStrict: parsed.data.tenants[entry.tenant]?.phi_strict,
+        phiStrict: file.tenants[entry.tenant]?.phi_strict,
         rateLimit: entry.rate_limit,
       })),
     );
@@ -73,14 +87,14 @@ export class KeyRing {
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, 'dev-api-key');
     const created = !existsSync(file);
-    if (created) writeFileSync(file, `sk_dev_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+    if (created) writeFileSync(file, `${mintKey('dev')}\n`, { mode: 0o600 });
     const key = readFileSync(file, 'utf8').trim();
     return { ring: KeyRing.fromKeys([{ key, tenant: 'dev', principal: 'dev' }]), key, created };
   }
 
   /** Builds a ring from plain entries (tests, dev key). */
   static fromKeys(entries: Array<KeyEntry & { key: string }>): KeyRing {
-    return KeyRing.fromDigests(entries.map(({ key, ...entry }) => ({ ...entry, digest: sha256(key) })));
+    return KeyRing.fromDigests(entries.map(({ key, ...entry }) => ({ ...entry, digest: keyDigest(key) })));
   }
 
   private static fromDigests(entries: Array<KeyEntry & { digest: string }>): KeyRing {
@@ -107,6 +121,15 @@ interface KeyEntry {
   rateLimit?: RateLimit | undefined;
 }
 
-function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
+/**
+ * A new bearer key: `sk_<kind>_` and 192 random bits (base64url), well past the 16 characters a key needs
+ * and within the bearer header's printable-ASCII alphabet.
+ */
+export function mintKey(kind: 'dev' | 'live'): string {
+  return `sk_${kind}_${randomBytes(24).toString('base64url')}`;
+}
+
+/** The lowercase hex SHA-256 of a key: its `key_sha256` in `API_KEYS_FILE`. */
+export function keyDigest(key: string): string {
+  return hash('sha256', key, 'hex');
 }

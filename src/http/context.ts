@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { DocumentServices } from '../actors/owner-documents.js';
 import type { ActorRegistry } from '../actors/registry.js';
-import type { KeyRing, Principal } from '../auth/keys.js';
+import type { KeyLookup, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { JobsPort } from '../jobs/port.js';
@@ -16,7 +16,8 @@ export interface AppDeps {
   store: Store;
   graph: GraphStore;
   actors: ActorRegistry;
-  keys: KeyRing;
+  /** Read per request: a reload (SIGHUP) applies from the next request on. */
+  keys: KeyLookup;
   clock: Clock;
   log: Logger;
   jobs: JobsPort;

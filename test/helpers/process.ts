@@ -8,6 +8,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
+  /** Every line the service has written to stdout (its JSON log), to this moment. */
+  lines: string[];
   /** Resolves with the exit signal or code. */
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
@@ -23,7 +25,9 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const output: string[] = [];
   const lines = createInterface({ input: child.stdout! });
+  lines.on('line', (line) => output.push(line));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in time: ${stderr}`)), 60_000);
     lines.on('line', (line) => {
@@ -36,5 +40,5 @@ export async function spawnService(env: Record<string, string>): Promise<Service
     });
     exited.then(([code]) => reject(new Error(`service exited with ${code}: ${stderr}`)));
   });
-  return { url, child, exited };
+  return { url, child, lines: output, exited };
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { KeyRing } from '../../auth/keys.js';
+import type { KeyLookup } from '../../auth/keys.js';
 import { AppError } from '../../errors.js';
 import type { AppState } from '../context.js';
 
@@ -7,7 +7,7 @@ const PUBLIC_PATHS = new Set(['/status']);
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
 
 /** Every route but `GET /status` needs `Authorization: Bearer <key>`; the key fixes the tenant. */
-export function authenticate(keys: KeyRing): Middleware<AppState> {
+export function authenticate(keys: KeyLookup): Middleware<AppState> {
   return async (ctx, next) => {
     if (PUBLIC_PATHS.has(ctx.path)) return next();
     const match = BEARER.exec(ctx.get('Authorization'));

@@ -13,10 +13,12 @@ export function rateLimit(): Middleware<AppState> {
     const principal = ctx.state.principal;
     const limit = principal?.rateLimit;
     if (!principal || !limit) return next();
-    let limiter = limiters.get(principal.keyId);
+    // The limit is the key's current one (API_KEYS_FILE is reloaded on SIGHUP): a changed limit is a new bucket.
+    const bucket = `${principal.keyId}:${limit.per_second}:${limit.burst}`;
+    let limiter = limiters.get(bucket);
     if (!limiter) {
       limiter = new RateLimiterMemory({ points: limit.burst, duration: limit.burst / limit.per_second });
-      limiters.set(principal.keyId, limiter);
+      limiters.set(bucket, limiter);
     }
     try {
       await limiter.consume(principal.keyId);
