@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import { KeyEntrySchema, keyDigest, mintKey } from '../auth/keys.js';
+
+const USAGE = 'usage: npm run keys -- new --tenant <tenant> [--principal <principal>] [--multi-tenant]';
+
+/** Thrown when the command line is not one `keys` understands; the message says what to fix. */
+class UsageError extends Error {}
+
+/**
+ * `npm run keys -- new --tenant T [--principal P] [--multi-tenant]`: mints a key from 192 random bits and
+ * prints it once, with the `key_sha256` entry for `API_KEYS_FILE`. The file then holds only the digest,
+ * never the key; the running service picks the entry up on SIGHUP. Exit 2 on a bad command line.
+ */
+function main(argv: string[]): void {
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (positionals.length !== 1 || positionals[0] !== 'new') {
+    throw new UsageError(positionals.length === 0 ? 'a command is required: new' : `unknown command "${positionals.join(' ')}"; the command is: new`);
+  }
+  if (values.tenant === undefined) throw new UsageError('--tenant is required: the tenant the key belongs to');
+  const key = mintKey('live');
+  const entry = {
+    key_sha256: keyDigest(key),
+    tenant: values.tenant,
+    ...(values.principal === undefined ? {} : { principal: values.principal }),
+    ...(values['multi-tenant'] ? { multi_tenant: true } : {}),
+  };
+  // The same rules the service applies to the file, so the printed entry is one it accepts.
+  const checked = KeyEntrySchema.safeParse(entry);
+  if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `--${i.path.join('.').replace('_', '-')}: ${i.message}`).join('; '));
+  const principal = values.principal ?? values.tenant;
+  process.stdout.write(
+    [
+      `New API key for tenant ${JSON.stringify(values.tenant)}, principal ${JSON.stringify(principal)}${entry.multi_tenant ? ', multi-tenant' : ''}.`,
+      'It is shown only this once and is not stored anywhere: give it to its user now.',
+      '',
+      `  ${key}`,
+      '',
+      'Add this entry to the "keys" list of API_KEYS_FILE, then send SIGHUP to the service to load it:',
+      '',
+      `  ${JSON.stringify(entry)}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        tenant: { type: 'string' },
+        principal: { type: 'string' },
+        'multi-tenant': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+try {
+  main(process.argv.slice(2));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`keys: ${message}\n${error instanceof UsageError ? `${USAGE}\n` : ''}`);
+  process.exit(error instanceof UsageError ? 2 : 1);
+}
