@@ -3,32 +3,36 @@ import type { z } from 'zod';
 import { describeJsonKind } from '../domain/scalar.js';
 import { invalidInput } from '../errors.js';
 import type { AppContext } from './context.js';
+import { assertWellFormedJson, assertWellFormedParam, assertWellFormedQuery } from './well-formed.js';
 
 /**
  * Validates the query string against a strict schema: unknown parameters and repeated parameters are
- * refused, so a typo never silently widens a read.
+ * refused, so a typo never silently widens a read, and so is text that is not UTF-8 (well-formed.ts).
  */
 export function parseQuery<T extends z.ZodType>(ctx: AppContext, schema: T): z.infer<T> {
+  assertWellFormedQuery(ctx.querystring);
   for (const [name, value] of Object.entries(ctx.query)) {
     if (Array.isArray(value)) throw invalidInput(`query parameter ${name} must be given once`);
   }
   return parseWith(schema, { ...ctx.query }, 'query parameter ');
 }
 
-/** Validates a path parameter (already decoded by the router). */
+/** Validates a path parameter (decoded by the router; escapes that are not UTF-8 are refused). */
 export function parseParam<T extends z.ZodType>(value: unknown, name: string, schema: T): z.infer<T> {
+  assertWellFormedParam(value, name);
   return parseWith(schema, value, `path parameter ${name}`);
 }
 
 /**
  * Reads and validates a JSON body. Bodies must be `application/json` and at most `limitBytes`; larger
- * ones are 413 before they are fully read.
+ * ones are 413 before they are fully read. Every string and key must be well-formed (well-formed.ts).
  */
 export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T, limitBytes: number): Promise<z.infer<T>> {
   const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) return parseWith(schema, undefined, 'body');
   if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
   const body: unknown = await coBody.json(ctx.req, { limit: limitBytes, strict: true });
+  assertWellFormedJson(body, (path) => formatPath(path) || 'body');
   return parseWith(schema, body, '');
 }
 
