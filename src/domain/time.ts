@@ -5,8 +5,26 @@
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-/** Parses an RFC 3339 timestamp to epoch milliseconds, or returns null when it is not one. */
+export const TIMESTAMP_FORMAT_RULE = 'must be an RFC 3339 timestamp with a time zone offset';
+
+/**
+ * RFC 3339 writes four-digit years, and responses are in UTC: an instant outside years 0000-9999 in UTC
+ * (`0000-01-01T00:00:00+23:59` is in year -1) could be stored but never written back as RFC 3339.
+ */
+export const TIMESTAMP_RANGE_RULE = 'must fall in years 0000 to 9999 once its offset is applied (0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)';
+
+/** Parses an RFC 3339 timestamp to epoch milliseconds, or returns null when it is not one or is out of range. */
 export function parseTimestamp(text: string): number | null {
+  const ms = parseUnbounded(text);
+  return ms !== null && ms >= EARLIEST_MS && ms <= LATEST_MS ? ms : null;
+}
+
+/** The rule a text that `parseTimestamp` refuses breaks: the format, or the range of years. */
+export function timestampRule(text: string): string {
+  return parseUnbounded(text) === null ? TIMESTAMP_FORMAT_RULE : TIMESTAMP_RANGE_RULE;
+}
+
+function parseUnbounded(text: string): number | null {
   const m = RFC3339.exec(text);
   if (!m) return null;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
@@ -48,6 +66,9 @@ const lastFormatted = { ms: Number.NaN, text: '' };
 export function formatNullableTimestamp(ms: number | null): string | null {
   return ms === null ? null : formatTimestamp(ms);
 }
+
+const EARLIEST_MS = utcMillis(0, 1, 1, 0, 0, 0, 0);
+const LATEST_MS = utcMillis(9999, 12, 31, 23, 59, 59, 999);
 
 function daysInMonth(year: number, month: number): number {
   return new Date(utcMillis(year, month + 1, 0, 0, 0, 0, 0)).getUTCDate();

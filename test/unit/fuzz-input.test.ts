@@ -17,6 +17,25 @@ describe('fuzzing the parsers of user input', () => {
     );
   });
 
+  it('every timestamp at the edge years that is accepted formats back as RFC 3339 with a four-digit year', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    fc.assert(
+      fc.property(
+        fc.constantFrom('0000-01-01', '0000-12-31', '9999-01-01', '9999-12-31'),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.constantFrom('+', '-'),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        (date, hour, minute, sign, offHours, offMinutes) => {
+          const ms = parseTimestamp(`${date}T${two(hour)}:${two(minute)}:59.999${sign}${two(offHours)}:${two(offMinutes)}`);
+          if (ms !== null) expect(formatTimestamp(ms)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+        },
+      ),
+      runs,
+    );
+  });
+
   it('every valid instant formats to a timestamp that parses back to itself', () => {
     fc.assert(
       fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (d) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isValidId } from '../../src/domain/ids.js';
 import { mintId } from '../../src/ids.js';
 import { describeJsonKind, isScalar } from '../../src/domain/scalar.js';
-import { formatTimestamp, parseTimestamp } from '../../src/domain/time.js';
+import { formatTimestamp, parseTimestamp, TIMESTAMP_FORMAT_RULE, TIMESTAMP_RANGE_RULE, timestampRule } from '../../src/domain/time.js';
 
 describe('parseTimestamp (RFC 3339 with offset)', () => {
   it.each([
@@ -35,6 +35,38 @@ describe('parseTimestamp (RFC 3339 with offset)', () => {
     '1732230199',
   ])('rejects %j', (text) => {
     expect(parseTimestamp(text)).toBeNull();
+  });
+
+  // RFC 3339 has four-digit years and responses are UTC: the instant, offset applied, must be in 0000-9999.
+  it.each([
+    ['0000-01-01T00:00:00Z', '0000-01-01T00:00:00.000Z'],
+    ['0000-01-01T00:00:00-00:01', '0000-01-01T00:01:00.000Z'],
+    ['0000-01-01T23:59:00+23:59', '0000-01-01T00:00:00.000Z'],
+    ['0000-12-31T12:00:00+05:00', '0000-12-31T07:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:59.999999999Z', '9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:59+00:01', '9999-12-31T23:58:59.000Z'],
+    ['9999-12-31T00:00:00-23:59', '9999-12-31T23:59:00.000Z'],
+  ])('accepts %s at the edge of the years, formatted back as %s', (text, formatted) => {
+    const ms = parseTimestamp(text);
+    expect(ms).not.toBeNull();
+    expect(formatTimestamp(ms!)).toBe(formatted);
+  });
+
+  it.each([
+    '0000-01-01T00:00:00+00:01',
+    '0000-01-01T00:00:00+23:59',
+    '0000-01-01T23:58:59+23:59',
+    '9999-12-31T23:59:59-00:01',
+    '9999-12-31T23:59:59-23:59',
+    '9999-12-31T00:01:00-23:59',
+  ])('rejects %s, outside years 0000-9999 once the offset is applied, naming the range', (text) => {
+    expect(parseTimestamp(text)).toBeNull();
+    expect(timestampRule(text)).toBe(TIMESTAMP_RANGE_RULE);
+  });
+
+  it('names the format rule for text that is not a timestamp at all', () => {
+    expect(timestampRule('2026-11-21')).toBe(TIMESTAMP_FORMAT_RULE);
   });
 
   it('formats UTC with milliseconds and round-trips', () => {

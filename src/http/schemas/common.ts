@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ID_PATTERN, ID_RULE } from '../../domain/ids.js';
 import { describeJsonKind, isScalar, type Scalar } from '../../domain/scalar.js';
-import { parseTimestamp } from '../../domain/time.js';
+import { parseTimestamp, timestampRule } from '../../domain/time.js';
 
 /** Longest string a scalar value may hold. */
 export const MAX_SCALAR_STRING = 16 * 1024;
@@ -27,11 +27,11 @@ export const PartitionSchema = z
 export const NameSchema = (max = 256) =>
   z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
-/** RFC 3339 with an offset → epoch milliseconds. */
+/** RFC 3339 with an offset, in years 0000-9999 once the offset is applied → epoch milliseconds. */
 export const TimestampSchema = z.string().transform((text, ctx) => {
   const ms = parseTimestamp(text);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `must be an RFC 3339 timestamp with a time zone offset, got ${JSON.stringify(text.slice(0, 64))}` });
+    ctx.addIssue({ code: 'custom', message: `${timestampRule(text)}, got ${JSON.stringify(text.slice(0, 64))}` });
     return z.NEVER;
   }
   return ms;

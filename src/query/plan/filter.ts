@@ -1,7 +1,7 @@
 import { invalidInput } from '../../errors.js';
 import { describeJsonKind } from '../../domain/scalar.js';
 import type { FieldType } from '../schema/types.js';
-import { parseTimestamp } from '../../domain/time.js';
+import { parseTimestamp, TIMESTAMP_FORMAT_RULE, timestampRule } from '../../domain/time.js';
 import { compareScalars } from './compare.js';
 import { FILTER_OPS, type CompiledFilter, type FieldResolver, type FilterOp, type ResolvedField } from './types.js';
 
@@ -115,7 +115,7 @@ export function literal(value: unknown, field: ResolvedField, at: string): strin
     case 'datetime': {
       const ms = typeof value === 'string' ? parseTimestamp(value) : null;
       if (ms !== null) return ms;
-      throw invalidInput(`${at} must be an RFC 3339 timestamp with a time zone offset, got ${describeLiteral(value)}`);
+      throw invalidInput(`${at} ${typeof value === 'string' ? timestampRule(value) : TIMESTAMP_FORMAT_RULE}, got ${describeLiteral(value)}`);
     }
   }
   const expected = field.type === 'string_list' ? 'string' : field.type === 'float' ? 'number' : field.type === 'bool' ? 'boolean' : field.type;
