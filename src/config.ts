@@ -78,6 +78,8 @@ const EnvSchema = z.object({
    * request waits this long for the build, then answers 503 with the progress while the build goes on.
    */
   QUERY_WAKE_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
+  /** How far a fact's `observed_at` may lead the service clock (callers' clocks drift; README, Time). */
+  OBSERVED_AT_MAX_SKEW_MS: z.coerce.number().int().nonnegative().default(5 * 60_000),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   /**
@@ -194,6 +196,7 @@ export interface Config {
   dataDir: string;
   log: { level: Env['LOG_LEVEL'] };
   http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number };
+  memory: { observedAtMaxSkewMs: number };
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
@@ -224,6 +227,7 @@ function compile(env: Env, file: TemporalFile): Config {
     dataDir: resolve(env.DATA_DIR),
     log: { level: env.LOG_LEVEL },
     http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES },
+    memory: { observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },

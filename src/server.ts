@@ -74,6 +74,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
     batchBodyLimit: config.http.batchBodyLimit,
+    observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
   };
   return {
     deps,

@@ -1,5 +1,6 @@
 import { invalidInput } from '../errors.js';
 import type { Scalar } from './scalar.js';
+import { formatTimestamp } from './time.js';
 
 export const SUBJECT_TYPES = ['owner', 'entity', 'relationship'] as const;
 export type SubjectType = (typeof SUBJECT_TYPES)[number];
@@ -97,6 +98,21 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
     fact: { ...incoming, invalid_from: invalidFrom, supersedes_fact_id: supersedes, created_at: now, updated_at: now },
     invalidations: [...invalidations].map(([fact_id, invalid_from]) => ({ fact_id, invalid_from })),
   };
+}
+
+/**
+ * `observed_at` is transaction time, when the service learned the fact: a caller may back-date it, but not
+ * date it ahead of the service clock by more than `maxSkewMs` (callers' clocks drift). A fact observed in
+ * the future would outrank every assertion of its predicate until then, and `as_of` now would disagree
+ * with the active list. When a fact becomes true in the world is `valid_from`, which may be in the future.
+ */
+export function checkObservedAt(observedAt: number, now: number, maxSkewMs: number): void {
+  const latestAllowed = now + maxSkewMs;
+  if (observedAt <= latestAllowed) return;
+  throw invalidInput(
+    `observed_at must be at most ${maxSkewMs} ms after the service clock (OBSERVED_AT_MAX_SKEW_MS): at most ` +
+      `${formatTimestamp(latestAllowed)}, got ${formatTimestamp(observedAt)}; send when the fact becomes true as valid_from`,
+  );
 }
 
 /** Soft retraction: sets `invalid_from` (never earlier than the fact's own observation). Idempotent. */

@@ -25,6 +25,8 @@ export interface AppDeps {
   jsonBodyLimit: number;
   /** Largest body of the bulk routes (`POST /v1/documents/batch`). */
   batchBodyLimit: number;
+  /** How far a fact's `observed_at` may lead the clock (OBSERVED_AT_MAX_SKEW_MS). */
+  observedAtMaxSkewMs: number;
   /** Documents, media and search; their routes answer 503 when absent. */
   documents?: DocumentServices;
   /** Declared field values of a document for its record (the field indexes provide it). */

@@ -15,6 +15,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(config.dataDir).toBe(resolve('./data'));
     expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024 });
     expect(config.store).toEqual({ sync: 'full' });
+    expect(config.memory).toEqual({ observedAtMaxSkewMs: 5 * 60_000 });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
     expect(config.vector).toEqual({ exactMax: 1000, ef: 400, checkpoint: { labels: 1000, ms: 30_000 } });
     // The local model is the default; EMBEDDER=hash selects the hashing embedder.
@@ -63,6 +64,12 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
   it('lets TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE override the file and switch the embedded server off', () => {
     const config = loadConfig({ TEMPORAL_CONFIG: noFile, TEMPORAL_ADDRESS: '127.0.0.9:7999', TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_ENABLED: 'false' });
     expect(config.temporal).toMatchObject({ address: '127.0.0.9:7999', task_queue: 'q', embedded: false, enabled: false });
+  });
+
+  it('reads the lead observed_at may have over the clock from OBSERVED_AT_MAX_SKEW_MS (0 allowed, negative refused)', () => {
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '0' }).memory).toEqual({ observedAtMaxSkewMs: 0 });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '60000' }).memory).toEqual({ observedAtMaxSkewMs: 60_000 });
+    expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '-1' })).toThrow(/OBSERVED_AT_MAX_SKEW_MS/);
   });
 
   it('refuses a bad value with a message that names the variable', () => {

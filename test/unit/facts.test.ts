@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../../src/domain/facts.js';
+import { applyInvalidation, checkObservedAt, planAssertion, retractFact, type Fact, type FactAssertion } from '../../src/domain/facts.js';
 import { activeAt } from '../../src/domain/time.js';
 
 const T = (minute: number) => Date.UTC(2026, 0, 1, 0, minute);
@@ -134,6 +134,20 @@ describe('planAssertion: multi cardinality and explicit supersession', () => {
     expect(() =>
       planAssertion({ chain: [...store.values()], explicitTarget: store.get('a')!, incoming: assertion('b', 5), now: T(100) }),
     ).toThrow(/observed_at/);
+  });
+});
+
+describe('checkObservedAt: observed_at may lead the clock by the skew at most', () => {
+  it.each([
+    ['the past', T(0), T(10), 0, true],
+    ['now, without skew', T(10), T(10), 0, true],
+    ['one millisecond ahead, without skew', T(10) + 1, T(10), 0, false],
+    ['exactly the skew ahead', T(15), T(10), 5 * 60_000, true],
+    ['past the skew', T(15) + 1, T(10), 5 * 60_000, false],
+  ])('%s', (_label, observedAt, now, skew, accepted) => {
+    const check = () => checkObservedAt(observedAt, now, skew);
+    if (accepted) expect(check).not.toThrow();
+    else expect(check).toThrow(/^observed_at must be at most \d+ ms after the service clock/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { checkObservedAt } from '../../domain/facts.js';
 import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
@@ -11,6 +12,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/facts', async (ctx) => {
     const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
+    if (body.observed_at !== undefined) checkObservedAt(body.observed_at, deps.clock.now(), deps.observedAtMaxSkewMs);
     const fact = await deps.actors.actorFor(scope).assertFact({
       fact_id: mintId('fact'),
       subject_type: body.subject_type,
