@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorBody(deps.log));
   app.use(versioning(root, deps.clock));
   app.use(authenticate(deps.keys));
-  app.use(rateLimit());
+  app.use(rateLimit(deps.clock));
   app.use(root.routes());
   return app;
 }

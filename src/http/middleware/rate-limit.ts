@@ -1,31 +1,31 @@
 import type { Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import type { AppState } from '../context.js';
+import { TokenBucket } from '../token-bucket.js';
 
 /**
- * Per-key limits from `API_KEYS_FILE` (`rate_limit: { per_second, burst }`): a bucket of `burst` points
- * that refills at `per_second`. Keys without a limit are not limited. Answers 429 with `Retry-After`.
+ * Per-key limits from `API_KEYS_FILE` (`rate_limit: { per_second, burst }`): a token bucket of `burst`
+ * tokens that refills at `per_second`, so a key may burst, then keeps its steady rate. Keys without a
+ * limit are not limited. Answers 429 with `Retry-After`: the seconds until the next token.
  */
-export function rateLimit(): Middleware<AppState> {
-  const limiters = new Map<string, RateLimiterMemory>();
+export function rateLimit(clock: Clock): Middleware<AppState> {
+  const buckets = new Map<string, TokenBucket>();
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     const limit = principal?.rateLimit;
     if (!principal || !limit) return next();
-    // The limit is the key's current one (API_KEYS_FILE is reloaded on SIGHUP): a changed limit is a new bucket.
-    const bucket = `${principal.keyId}:${limit.per_second}:${limit.burst}`;
-    let limiter = limiters.get(bucket);
-    if (!limiter) {
-      limiter = new RateLimiterMemory({ points: limit.burst, duration: limit.burst / limit.per_second });
-      limiters.set(bucket, limiter);
+    let bucket = buckets.get(principal.keyId);
+    // The limit is the key's current one (API_KEYS_FILE is reloaded on SIGHUP): a changed limit is a new
+    // bucket; compared by value, so a reload keeps the buckets of keys whose limit did not change.
+    if (!bucket || bucket.limit.per_second !== limit.per_second || bucket.limit.burst !== limit.burst) {
+      bucket = new TokenBucket(limit);
+      buckets.set(principal.keyId, bucket);
     }
-    try {
-      await limiter.consume(principal.keyId);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new AppError('rate_limited', `rate limit of ${limit.per_second} requests/s exceeded; retry in ${seconds}s`, {
+    const taken = bucket.take(clock.now());
+    if (!taken.ok) {
+      const seconds = Math.max(1, Math.ceil(taken.waitMs / 1000));
+      throw new AppError('rate_limited', `rate limit of ${limit.per_second} requests/s (burst ${limit.burst}) exceeded; retry in ${seconds}s`, {
         headers: { 'Retry-After': String(seconds) },
       });
     }
