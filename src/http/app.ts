@@ -15,11 +15,12 @@ import { registerFactRoutes } from './routes/facts.js';
 import { registerQueryRoute } from './routes/query.js';
 import { registerRelationshipRoutes } from './routes/relationships.js';
 import { registerSchemaRoutes } from './routes/schema.js';
-import { registerStatusRoute } from './routes/status.js';
+import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: request id → error body → versioning (aliases, sunset) → auth → rate limit → routes.
- * Routes are registered without the `/v1` prefix on an inner router mounted at `/v1`.
+ * Middleware order: request id → error body → versioning (aliases, sunset) → auth → rate limit →
+ * allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
+ * an inner router mounted at `/v1`.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const root = createRouter();
   registerStatusRoute(root, deps);
+  registerIndexRoute(root);
   root.use('/v1', v1.routes());
 
   app.use(requestId());
@@ -45,6 +47,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(versioning(root, deps.clock));
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.clock));
+  app.use(root.allowedMethods());
   app.use(root.routes());
   return app;
 }

@@ -84,5 +84,52 @@ describe('versioning', () => {
     const res = await svc.call('GET', '/v1/unknown');
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
+    const unknownMethod = await svc.call('PROPFIND', '/v1/unknown');
+    expect(unknownMethod.status).toBe(404);
+    expect(unknownMethod.body.code).toBe('not_found');
+  });
+});
+
+describe('methods', () => {
+  it.each([
+    ['PUT', '/v1/memory/facts?entity_id=u', ['GET', 'HEAD', 'POST']],
+    ['PATCH', '/v1/memory/facts/fact_1?entity_id=u', ['DELETE']],
+    ['DELETE', '/status', ['GET', 'HEAD']],
+    ['PROPFIND', '/v1/memory/facts?entity_id=u', ['GET', 'HEAD', 'POST']],
+  ])('%s %s is 405 method_not_allowed with Allow', async (method, path, allowed) => {
+    const res = await svc.call(method, path);
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ error: expect.stringContaining(`${method} is not allowed`), code: 'method_not_allowed', request_id: res.headers.get('x-request-id') });
+    expect(res.headers.get('allow')!.split(', ').sort()).toEqual(allowed);
+  });
+
+  it('an unversioned alias answers 405 like its successor', async () => {
+    const res = await svc.call('PUT', '/memory/facts?entity_id=u');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')!.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
+  });
+
+  it('authentication comes first: a wrong method without a key is 401', async () => {
+    const res = await svc.call('PUT', '/v1/memory/facts?entity_id=u', { key: null });
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthorized');
+  });
+});
+
+describe('GET /', () => {
+  it('without a key: 401, with a message pointing to /status, /v1 and the README', async () => {
+    const res = await svc.call('GET', '/', { key: null });
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthorized');
+    expect(res.body.error).toContain('GET /status is public');
+    expect(res.body.error).toContain('/v1');
+    expect(res.body.error).toContain('README.md');
+  });
+
+  it('with a key: a pointer to the API, /status and the docs', async () => {
+    const res = await svc.call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ service: 'engram', api: '/v1', status: '/status', docs: expect.stringContaining('README.md') });
+    expect(res.headers.get('deprecation')).toBeNull();
   });
 });

@@ -5,6 +5,8 @@ import type { AppState } from '../context.js';
 
 const PUBLIC_PATHS = new Set(['/status']);
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+/** What `GET /` without a key is told, for someone who opens the service's address to see what it is. */
+const ROOT_HINT = '; this is the Engram API: GET /status is public, every route under /v1 takes a key (see README.md)';
 
 /** Every route but `GET /status` needs `Authorization: Bearer <key>`; the key fixes the tenant. */
 export function authenticate(keys: KeyLookup): Middleware<AppState> {
@@ -15,7 +17,7 @@ export function authenticate(keys: KeyLookup): Middleware<AppState> {
     if (!principal) {
       throw new AppError(
         'unauthorized',
-        match ? 'the bearer key is not valid' : 'missing "Authorization: Bearer <API_KEY>" header',
+        `${match ? 'the bearer key is not valid' : 'missing "Authorization: Bearer <API_KEY>" header'}${ctx.path === '/' ? ROOT_HINT : ''}`,
         { headers: { 'WWW-Authenticate': 'Bearer' } },
       );
     }

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { AppState } from '../context.js';
+import type { AppContext, AppState } from '../context.js';
 
 /**
  * The only place errors become responses: `{ error, code, request_id }`. An `AppError` shows its message
@@ -11,7 +11,7 @@ export function errorBody(log: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route ${ctx.method} ${ctx.path}`);
+      if (ctx.body === undefined) unrouted(ctx);
     } catch (caught) {
       const error = toAppError(caught);
       if (error.status >= 500) log.error({ err: caught, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
@@ -24,6 +24,18 @@ export function errorBody(log: Logger): Middleware<AppState> {
       };
     }
   };
+}
+
+/**
+ * No route answered. The router's `allowedMethods` leaves a bare 405 (or 501 for a method it does not
+ * know) with `Allow` when the path exists under other methods: 405 `method_not_allowed`; else 404.
+ */
+function unrouted(ctx: AppContext): void {
+  const allow = ctx.response.get('Allow');
+  if ((ctx.status === 405 || ctx.status === 501) && allow) {
+    throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, { headers: { Allow: allow } });
+  }
+  if (ctx.status === 404 || ctx.status === 405 || ctx.status === 501) throw new AppError('not_found', `no route ${ctx.method} ${ctx.path}`);
 }
 
 /** Errors thrown by libraries (body parsing) carry an HTTP status; they are mapped to our codes. */

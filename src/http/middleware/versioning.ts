@@ -7,12 +7,12 @@ import type { AppRouter } from '../router.js';
 export const SUNSET_HTTP_DATE = 'Fri, 01 Jan 2027 00:00:00 GMT';
 export const SUNSET_MS = Date.UTC(2027, 0, 1);
 const CANONICAL_PREFIX = '/v1';
-const UNVERSIONED = new Set(['/status']);
+const UNVERSIONED = new Set(['/', '/status']);
 
 /**
  * Unversioned paths are deprecated aliases of their `/v1` successors: they answer the same, with
  * `Deprecation`, `Sunset` and a `Link` to the successor, until the sunset instant; then 410 `gone`.
- * `/status` stays unversioned. Paths that name no route fall through to 404.
+ * `/status` (and `/`, the pointer to it) stay unversioned. Paths that name no route fall through to 404.
  */
 export function versioning(router: AppRouter, clock: Clock): Middleware<AppState> {
   return async (ctx, next) => {

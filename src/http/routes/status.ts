@@ -15,6 +15,16 @@ export function registerStatusRoute(router: AppRouter, deps: AppDeps): void {
   });
 }
 
+/**
+ * `GET /` answers with where things are: a pointer, no data. It takes a key like every route but
+ * `/status` (DECISIONS.md, Public routes); without one its 401 message points to the same places.
+ */
+export function registerIndexRoute(router: AppRouter): void {
+  router.get('/', (ctx) => {
+    ctx.body = { service: 'engram', api: '/v1', status: '/status', docs: 'README.md and docs/ of the Engram repository' };
+  });
+}
+
 function storeReadiness(deps: AppDeps) {
   try {
     deps.store.env.getStats();
