@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import type { DocumentWriteHook } from './domain/documents.js';
 import type { Scope } from './domain/scope.js';
 import { createApp } from './http/app.js';
+import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, type Logger } from './log.js';
 import { QueryService } from './query/service.js';
@@ -94,6 +95,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const service = await composeService(config, options);
   const server = await listen(service.app.callback() as RequestListener, config.http.port, config.http.host);
+  answerClientErrors(server, service.deps.log);
   const { port } = server.address() as AddressInfo;
   const { host } = config.http;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
