@@ -1,14 +1,26 @@
-import { pino, type Logger } from 'pino';
+import { createHmac, hkdfSync } from 'node:crypto';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 /**
- * Structured logs. Authorization headers and keys are redacted by path as a second line of defence;
- * the first is that no code logs owner content or secrets.
+ * Structured logs. Authorization headers, keys and Temporal task tokens are redacted by path as a second
+ * line of defence; the first is that no code logs owner content or secrets.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
-    redact: { paths: ['key', 'apiKey', 'authorization', '*.authorization', 'headers.authorization'], remove: true },
-  });
+    redact: { paths: ['key', 'apiKey', 'authorization', '*.authorization', 'headers.authorization', 'taskToken', '*.taskToken'], remove: true },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * A keyed digest of an owner id for log lines: the lines of one owner correlate, while the id itself (and
+ * a dictionary of guessed ids) stays out of the log. The key is derived from the node's master secret
+ * (`ENCRYPTION_KEY` or `DATA_DIR/encryption-key`), so it needs no file of its own.
+ */
+export function ownerDigester(secret: Buffer): (entityId: string) => string {
+  const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), Buffer.from('engram-log-owner-v1'), 32));
+  return (entityId) => createHmac('sha256', key).update(entityId, 'utf8').digest('hex').slice(0, 16);
 }

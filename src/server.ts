@@ -13,7 +13,7 @@ import type { Scope } from './domain/scope.js';
 import { createApp } from './http/app.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, ownerDigester, type Logger } from './log.js';
 import { QueryService } from './query/service.js';
 import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
@@ -71,6 +71,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
+    ownerDigest: ownerDigester(loadMasterKey(config.documents.encryptionKey, config.dataDir)),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,

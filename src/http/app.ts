@@ -4,6 +4,7 @@ import { authenticate } from './middleware/auth.js';
 import { errorBody } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
+import { requestLog } from './middleware/request-log.js';
 import { versioning } from './middleware/versioning.js';
 import { createRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
@@ -18,8 +19,8 @@ import { registerSchemaRoutes } from './routes/schema.js';
 import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: request id → error body → versioning (aliases, sunset) → auth → rate limit →
- * allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
+ * Middleware order: request id → request log → error body → versioning (aliases, sunset) → auth → rate
+ * limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   root.use('/v1', v1.routes());
 
   app.use(requestId());
+  app.use(requestLog(deps.log, deps.ownerDigest));
   app.use(errorBody(deps.log));
   app.use(versioning(root, deps.clock));
   app.use(authenticate(deps.keys));

@@ -20,6 +20,8 @@ export interface AppDeps {
   keys: KeyLookup;
   clock: Clock;
   log: Logger;
+  /** Keyed digest of an owner id: how the request log names the owner (`log.ts`, `ownerDigester`). */
+  ownerDigest: (entityId: string) => string;
   jobs: JobsPort;
   /** Byte limit of ordinary JSON bodies (larger routes set their own). */
   jsonBodyLimit: number;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type ActivityInterceptorsFactory, type WorkflowBundle } from '@temporalio/worker';
 import type { LogLevel, Logger as TemporalLogger, LogMetadata } from '@temporalio/common';
 import type { Readiness } from '../jobs/port.js';
 import type { Logger } from '../log.js';
@@ -83,7 +83,11 @@ export class WorkerSupervisor {
       let connection: NativeConnection | null = null;
       try {
         connection = await NativeConnection.connect({ address });
-        this.worker = await Worker.create({ connection, namespace, taskQueue, activities, ...(code ? { workflowBundle: code } : {}), ...bounds, shutdownGraceTime: '5s' });
+        this.worker = await Worker.create({
+          connection, namespace, taskQueue, activities, ...(code ? { workflowBundle: code } : {}), ...bounds,
+          interceptors: { activity: [withoutTaskToken] },
+          shutdownGraceTime: '5s',
+        });
         const running = this.worker.run();
         this.state = { ready: true };
         log.info({ taskQueue, namespace }, 'temporal worker running');
@@ -102,6 +106,19 @@ export class WorkerSupervisor {
     this.state = { ready: false, detail: 'Temporal worker stopped' };
   }
 }
+
+/**
+ * The SDK puts the activity's task token on every activity log line; the token completes or fails the
+ * task from anywhere, so it is a credential and stays out of the log.
+ */
+const withoutTaskToken: ActivityInterceptorsFactory = () => ({
+  outbound: {
+    getLogAttributes: (input, next) => {
+      const { taskToken: _token, ...attributes } = next(input);
+      return attributes;
+    },
+  },
+});
 
 let sdkLog: Logger | null = null;
 

@@ -6,7 +6,7 @@ import inject, { type InjectOptions } from 'light-my-request';
 import { KeyRing } from '../../src/auth/keys.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import type { AppDeps } from '../../src/http/context.js';
 import { composeService, startService, type ComposedService, type RunningService } from '../../src/server.js';
 
@@ -51,6 +51,8 @@ export interface TestServiceOptions {
   dataDir?: string;
   /** Listen on a real port; say why at the call site (raw `fetch` of downloads, a separate process, ...). */
   socket?: boolean;
+  /** The service's logger (default: silent); a test that reads the log passes one with its own destination. */
+  log?: Logger;
   /** The service's keys (default: `testKeyRing()`). */
   keys?: KeyRing;
 }
@@ -70,7 +72,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // The hashing embedder unless a test asks for the model (EMBEDDER=model in `env`): fast, and its rankings are known.
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'false', EMBEDDER: 'hash', ...options.env });
   const clock = options.clock ?? { now: () => Date.now() };
-  const serviceOptions = { clock, keys: options.keys ?? testKeyRing(), log: createLogger('silent') };
+  const serviceOptions = { clock, keys: options.keys ?? testKeyRing(), log: options.log ?? createLogger('silent') };
   const service: ComposedService | RunningService = options.socket ? await startService(config, serviceOptions) : await composeService(config, serviceOptions);
   const send = 'url' in service ? fetchOver(service.url) : injectInto(service.app.callback() as RequestListener);
   const call: TestService['call'] = async (method, path, opts = {}) => {

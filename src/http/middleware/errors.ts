@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { AppContext, AppState } from '../context.js';
+import { routeTemplate } from './request-log.js';
 
 /**
  * The only place errors become responses: `{ error, code, request_id }`. An `AppError` shows its message
@@ -14,7 +15,7 @@ export function errorBody(log: Logger): Middleware<AppState> {
       if (ctx.body === undefined) unrouted(ctx);
     } catch (caught) {
       const error = toAppError(caught);
-      if (error.status >= 500) log.error({ err: caught, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      if (error.status >= 500) log.error({ err: caught, requestId: ctx.state.requestId, route: routeTemplate(ctx) }, 'request failed');
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.body = {
