@@ -1,8 +1,8 @@
 import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
-import { unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
-import { jobError } from './failures.js';
+import { jobError, temporalUnavailable } from './failures.js';
 import type { TemporalHealth } from './health.js';
+import { boundedRetryInterceptor } from './retry.js';
 import { jobMemo, jobSearchAttributes, jobWorkflowId, type JobScope } from './search-attributes.js';
 
 export interface JobRunnerOptions {
@@ -14,6 +14,8 @@ export interface JobRunnerOptions {
   startTimeoutMs: number;
   /** The workflow's execution timeout; a caller never waits longer than this plus the start bound. */
   executionTimeoutMs: number;
+  /** `Retry-After` (seconds) of the 503 answered while Temporal cannot serve. */
+  retryAfterS: number;
   /** Whether the cluster knows Engram's search attributes (else runs carry the memo only). */
   searchAttributes: () => Promise<boolean>;
   log: Logger;
@@ -38,9 +40,12 @@ export interface JobRequest {
   unbounded?: boolean;
 }
 
-/** A client connection that does not connect until first used, so startup never blocks on the cluster. */
+/**
+ * A client connection that does not connect until first used, so startup never blocks on the cluster.
+ * A failing call is retried for at most `connectTimeoutMs` (retry.ts), so no call outlives a dead cluster by more.
+ */
 export function lazyConnection(address: string, connectTimeoutMs: number): Connection {
-  return Connection.lazy({ address, connectTimeout: connectTimeoutMs });
+  return Connection.lazy({ address, connectTimeout: connectTimeoutMs, interceptors: [boundedRetryInterceptor(connectTimeoutMs)] });
 }
 
 /**
@@ -70,7 +75,7 @@ export class JobRunner {
   private async call(request: JobRequest, awaitResult: boolean): Promise<unknown> {
     const { connection, health } = this.options;
     const ready = health.readiness();
-    if (!ready.ready) throw unavailable(`${request.job} needs Temporal, which is not ready (${ready.detail}); retry later`);
+    if (!ready.ready) throw temporalUnavailable(`${request.job} needs Temporal, which is not ready (${ready.detail}); retry later`, this.options.retryAfterS);
 
     const abort = new AbortController();
     let interrupted: string | null = null;
@@ -89,7 +94,7 @@ export class JobRunner {
         return awaitResult ? await handle.result() : { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
       });
     } catch (error) {
-      const mapped = jobError(request.job, error, interrupted);
+      const mapped = jobError(request.job, error, interrupted, this.options.retryAfterS);
       if (mapped.code === 'unavailable') void health.check();
       if (mapped.status >= 500) this.options.log.warn({ err: error, job: request.job, code: mapped.code }, 'job failed');
       throw mapped;

@@ -1,6 +1,11 @@
 import { isGrpcServiceError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { AppError, ERROR_CODES, unavailable, type ErrorCode } from '../errors.js';
+import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
+
+/** Thrown when a durable job cannot run because Temporal cannot serve now: 503 `unavailable` with `Retry-After`. */
+export function temporalUnavailable(message: string, retryAfterS: number, cause?: unknown): AppError {
+  return new AppError('unavailable', message, { cause, expose: true, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) } });
+}
 
 const APP_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
 
@@ -10,15 +15,15 @@ const APP_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);
  * - Temporal unreachable or overloaded, a call past its deadline, or a wait cut short → 503 `unavailable`;
  * - anything else (a bug, a timed-out workflow) → 500 `internal`, its detail in the log only.
  */
-export function jobError(job: string, error: unknown, interrupted: string | null): AppError {
+export function jobError(job: string, error: unknown, interrupted: string | null, retryAfterS: number): AppError {
   if (error instanceof AppError) return error;
   const failure = applicationFailure(error);
   if (failure?.type && APP_CODES.has(failure.type)) {
     const code = failure.type as ErrorCode;
     return new AppError(code, failure.message, { cause: error, expose: code !== 'internal' });
   }
-  if (interrupted !== null) return unavailable(`${job} could not complete: ${interrupted}; retry later`, error);
-  if (isTransient(error)) return unavailable(`${job} needs Temporal, which is not reachable right now; retry later`, error);
+  if (interrupted !== null) return temporalUnavailable(`${job} could not complete: ${interrupted}; retry later`, retryAfterS, error);
+  if (isTransient(error)) return temporalUnavailable(`${job} needs Temporal, which is not reachable right now; retry later`, retryAfterS, error);
   return new AppError('internal', `${job} failed`, { cause: error });
 }
 

@@ -70,6 +70,7 @@ export async function startTemporalJobs(t: Config['temporal'], dataDir: string, 
     taskQueue: t.task_queue,
     startTimeoutMs: t.connect_timeout_ms,
     executionTimeoutMs: t.workflows.execution_timeout_ms,
+    retryAfterS: t.health_check_interval_ms / 1000,
     log: deps.log,
     searchAttributes: () => {
       attributes ??= ensureSearchAttributes(connection, t.namespace, t.connect_timeout_ms).then((ok) => {

@@ -39,31 +39,31 @@ describe('jobError: what a route answers when a job fails', () => {
     new WorkflowFailedError('Workflow execution failed', new ActivityFailure('activity failed', 'consolidateOwner', '1', RetryState.NON_RETRYABLE_FAILURE, 'worker', cause), RetryState.NON_RETRYABLE_FAILURE);
 
   it('keeps the code and message of an AppError raised in an activity', () => {
-    const mapped = jobError('consolidate', failedWith(ApplicationFailure.create({ type: 'not_found', message: 'fact f1 not found', nonRetryable: true })), null);
+    const mapped = jobError('consolidate', failedWith(ApplicationFailure.create({ type: 'not_found', message: 'fact f1 not found', nonRetryable: true })), null, 2);
     expect(mapped).toMatchObject({ code: 'not_found', status: 404, message: 'fact f1 not found', expose: true });
   });
 
   it('passes AppErrors thrown before the job through unchanged', () => {
     const error = notFound('memory entity e1');
-    expect(jobError('consolidate', error, null)).toBe(error);
+    expect(jobError('consolidate', error, null, 2)).toBe(error);
   });
 
   it('answers 503 unavailable when Temporal is unreachable or the wait was cut short', () => {
     const unreachable = new ServiceError('Failed to start Workflow', { cause: grpcError(14, 'No connection established') });
-    expect(jobError('consolidate', unreachable, null)).toMatchObject({ code: 'unavailable', status: 503 });
-    expect(jobError('consolidate', new ServiceError('Failed to start Workflow', { cause: grpcError(4, 'Deadline exceeded') }), null)).toMatchObject({ code: 'unavailable' });
-    expect(jobError('consolidate', new Error('aborted'), 'Temporal at x is not reachable')).toMatchObject({ code: 'unavailable', status: 503 });
+    expect(jobError('consolidate', unreachable, null, 2)).toMatchObject({ code: 'unavailable', status: 503, headers: { 'Retry-After': '2' } });
+    expect(jobError('consolidate', new ServiceError('Failed to start Workflow', { cause: grpcError(4, 'Deadline exceeded') }), null, 2)).toMatchObject({ code: 'unavailable' });
+    expect(jobError('consolidate', new Error('aborted'), 'Temporal at x is not reachable', 2)).toMatchObject({ code: 'unavailable', status: 503 });
   });
 
   it('answers 500 internal, without detail, for anything else', () => {
     const timedOut = failedWith(new TimeoutFailure('activity timed out', undefined, TimeoutType.START_TO_CLOSE));
-    const mapped = jobError('consolidate', timedOut, null);
+    const mapped = jobError('consolidate', timedOut, null, 2);
     expect(mapped).toBeInstanceOf(AppError);
     expect(mapped).toMatchObject({ code: 'internal', status: 500, expose: false });
-    expect(jobError('consolidate', new TypeError('x is undefined'), null)).toMatchObject({ code: 'internal' });
+    expect(jobError('consolidate', new TypeError('x is undefined'), null, 2)).toMatchObject({ code: 'internal' });
     // A refused request is not an outage: retrying it later would not help.
     const refused = new ServiceError('Failed to start Workflow', { cause: grpcError(3, 'search attribute EngramOwner is not defined') });
-    expect(jobError('consolidate', refused, null)).toMatchObject({ code: 'internal', status: 500 });
+    expect(jobError('consolidate', refused, null, 2)).toMatchObject({ code: 'internal', status: 500 });
   });
 });
 
