@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-consolidation-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: `bench-${process.pid}` });
   const service = await startService(config, { keys: KeyRing.fromKeys([]), log: createLogger('silent') });
+  await service.jobsStarted; // Temporal starts in the background; the benchmark needs it
   const { store, graph, actors, jobs } = service.deps;
 
   let owners = 0;

@@ -30,6 +30,8 @@ export interface ComposedService {
   app: Koa<AppState>;
   /** Reads `API_KEYS_FILE` again (on SIGHUP) and logs the outcome; a bad file keeps the keys there were. */
   reloadKeys(): void;
+  /** Temporal starts in the background (HTTP serves meanwhile); this settles once its first start has (Jobs.started). */
+  jobsStarted: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export interface RunningService {
   url: string;
   deps: AppDeps;
   reloadKeys(): void;
+  jobsStarted: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     deps,
     app: createApp(deps),
     reloadKeys,
+    jobsStarted: jobs.started,
     close: async () => {
       await jobs.stop();
       await actors.close();
@@ -105,6 +109,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     url,
     deps: service.deps,
     reloadKeys: service.reloadKeys,
+    jobsStarted: service.jobsStarted,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -113,11 +118,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
 }
 
-/** Temporal-backed jobs, or 503 for every job when TEMPORAL_ENABLED=false; a failed start closes the store. */
+/**
+ * Temporal-backed jobs (starting in the background), or 503 for every job when TEMPORAL_ENABLED=false;
+ * a failed start (no Temporal CLI) closes the store.
+ */
 async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<Jobs> {
   if (!config.temporal.enabled) return disabledJobs();
   try {
-    return await startTemporalJobs(config.temporal, config.dataDir, deps);
+    return startTemporalJobs(config.temporal, config.dataDir, deps);
   } catch (error) {
     await store.close();
     throw error;

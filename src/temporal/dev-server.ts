@@ -19,6 +19,14 @@ export interface DevServerOptions {
   startupTimeoutMs: number;
   /** Receives the server's own output lines (it logs to stderr). */
   onOutput?: (line: string) => void;
+  /** Aborts a start under way: the half-started server is killed, and the start rejects once it has exited. */
+  signal?: AbortSignal;
+}
+
+/** How the server process ended: its exit code, or the signal that killed it. */
+export interface DevServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export interface DevServer {
@@ -27,6 +35,8 @@ export interface DevServer {
   /** The Temporal Web UI, or null when started headless. */
   uiUrl: string | null;
   pid: number;
+  /** Resolves when the process has ended, whoever ended it (`stop`, a crash, a kill). */
+  exited: Promise<DevServerExit>;
   stop(): Promise<void>;
 }
 
@@ -43,7 +53,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     try {
       return await startOnce(options);
     } catch (error) {
-      if (attempt >= attempts || !(error instanceof ExitedWhileStarting)) throw error;
+      if (attempt >= attempts || !(error instanceof ExitedWhileStarting) || options.signal?.aborted) throw error;
     }
   }
 }
@@ -64,17 +74,23 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
   const output = captureOutput(child, options.onOutput);
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  const exit = new Promise<DevServerExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const exited = new Promise<string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`));
+    void exit.then(({ code, signal }) => resolve(`exited with ${code ?? signal}`));
     child.once('error', (error) => resolve(`could not start: ${error.message}`));
   });
 
   const address = `127.0.0.1:${port}`;
   try {
-    await waitUntilServing(address, options.namespace, options.startupTimeoutMs, exited);
+    await waitUntilServing(address, options.namespace, options.startupTimeoutMs, exited, options.signal);
   } catch (error) {
     child.kill('SIGKILL');
     process.removeListener('exit', killOnExit);
+    if (options.signal?.aborted) {
+      // The caller is shutting down: it goes on once the process is gone (a child that never spawned has no exit).
+      if (child.pid !== undefined) await exit;
+      throw error;
+    }
     const detail = error instanceof Error ? error.message : String(error);
     const Failure = error instanceof ExitedWhileStarting ? ExitedWhileStarting : Error;
     throw new Failure(`Temporal dev server (${options.cli} ${args.join(' ')}) ${detail}; its output:\n${output()}`, { cause: error });
@@ -84,6 +100,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
     address,
     uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`,
     pid: child.pid ?? -1,
+    exited: exit,
     stop: async () => {
       process.removeListener('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -97,12 +114,13 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
   };
 }
 
-async function waitUntilServing(address: string, namespace: string, timeoutMs: number, exited: Promise<string>): Promise<void> {
+async function waitUntilServing(address: string, namespace: string, timeoutMs: number, exited: Promise<string>, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitReason: string | null = null;
   void exited.then((reason) => (exitReason = reason));
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     if (exitReason !== null) throw new ExitedWhileStarting(exitReason);
     const connection = Connection.lazy({ address, connectTimeout: 1000 });
     try {
@@ -113,7 +131,7 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
     } finally {
       await connection.close().catch(() => undefined);
     }
-    await sleep(200);
+    await sleep(200, undefined, { signal }).catch(() => undefined);
   }
   throw new Error(`did not answer within ${timeoutMs} ms (last error: ${lastError})`);
 }

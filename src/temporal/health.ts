@@ -13,12 +13,14 @@ export interface HealthOptions {
 /**
  * Cached readiness of the Temporal frontend, re-checked every `intervalMs` with a cheap gRPC health
  * call, so `GET /status` and the 503 gate of job routes never wait on the network. Listeners hear
- * about every transition to down (job runs in flight give up instead of hanging).
+ * about every transition to down (job runs in flight give up instead of hanging), and after every
+ * check that finds it ready (work that waited for Temporal goes on).
  */
 export class TemporalHealth {
   private server: Readiness = { ready: false, detail: 'not checked yet' };
   private timer: NodeJS.Timeout | null = null;
   private readonly downListeners = new Set<(detail: string) => void>();
+  private readonly readyListeners = new Set<() => void>();
   private checking: Promise<void> | null = null;
 
   constructor(
@@ -50,6 +52,12 @@ export class TemporalHealth {
     return () => this.downListeners.delete(listener);
   }
 
+  /** Registers a listener called after every check that finds Temporal ready (frontend and worker); returns its removal. */
+  onReady(listener: () => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
   /** Checks now (at most one check at a time); used on a schedule and after a failed call. */
   check(): Promise<void> {
     this.checking ??= this.probe().finally(() => (this.checking = null));
@@ -60,6 +68,7 @@ export class TemporalHealth {
     try {
       await this.connection.withDeadline(Date.now() + this.options.timeoutMs, () => this.connection.healthService.check({}));
       this.server = { ready: true };
+      if (this.readiness().ready) for (const listener of this.readyListeners) listener();
     } catch (error) {
       const detail = `Temporal at ${this.options.describe} is not reachable: ${error instanceof Error ? error.message : String(error)}`;
       const wasReady = this.server.ready;

@@ -1,33 +1,27 @@
-import { createActivities, type ActivityPorts } from '../../activities/index.js';
 import type { Config } from '../config.js';
 import type { Scope } from '../domain/scope.js';
 import { unavailable } from '../errors.js';
-import { ownerRef, type BackfillFieldInput, type BackfillRef, type CaptionMediaInput, type ConsolidateInput, type ConsolidateResult } from '../jobs/contract.js';
-import type { JobsPort } from '../jobs/port.js';
-import type { Logger } from '../log.js';
-import { JobRunner, lazyConnection } from './client.js';
+import type { JobsPort, JobsStatus, Readiness } from '../jobs/port.js';
 import { embeddedDevServer } from './embedded.js';
-import { TemporalHealth } from './health.js';
-import { ReembedJobs, type ReembedSettings } from './reembed.js';
-import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
-import { WorkerSupervisor } from './worker.js';
+import { createEngine, type Engine, type JobsDeps } from './engine.js';
+import { temporalUnavailable } from './failures.js';
+import { workflowBundle } from './worker.js';
+
+export type { JobsDeps } from './engine.js';
 
 export type Jobs = JobsPort & {
   /** Runs the captioning/transcription workflow of one staged media record and resolves once its text is indexed. */
   captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
   /** Starts an owner's re-embedding in the background when this node may re-embed (src/temporal/reembed.ts). */
   requestReembed(scope: Scope): void;
+  /**
+   * Resolves once the background start has settled: Temporal's client, workers and readiness monitor
+   * made their first attempt (ready, or retrying). With an embedded server that is after it first
+   * answered. HTTP does not wait for it; tests and benchmarks that need Temporal at once do.
+   */
+  started: Promise<void>;
   stop(): Promise<void>;
 };
-
-export interface JobsDeps {
-  log: Logger;
-  /** What this node's activities use (built by the composition root); every activity is registered. */
-  activities: Omit<ActivityPorts, 'starts'>;
-  /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
-  backfillPageSize: number;
-  reembed: ReembedSettings;
-}
 
 /** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
 export function disabledJobs(): Jobs {
@@ -40,103 +34,72 @@ export function disabledJobs(): Jobs {
     captionMedia: async () => off(),
     backfillField: async () => off(),
     requestReembed: () => undefined,
+    started: Promise.resolve(),
     stop: async () => {},
   };
 }
 
 /**
- * Temporal-backed jobs: starts the embedded dev server when configured (TEMPORAL_ADDRESS unset), a
- * worker in this process, the readiness monitor and the client. An unreachable external cluster does
- * not stop startup: readiness says so and job routes answer 503 until it comes back.
+ * Temporal-backed jobs, returned at once: HTTP serves while Temporal starts in the background (the
+ * embedded dev server, supervised, when configured; then the client, the workers and the readiness
+ * monitor). Until it is ready, and whenever it is not, readiness says why and job calls answer 503;
+ * re-embedding requested meanwhile waits for it. Throws only when the embedded server cannot be
+ * started at all (no CLI).
  */
-export async function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: JobsDeps): Promise<Jobs> {
-  const server = t.embedded ? await embeddedDevServer(t, dataDir, deps.log) : null;
-  const address = server?.address ?? t.address;
-  const connection = lazyConnection(address, t.connect_timeout_ms);
-  // The activities start jobs themselves (the sweep starts owners' re-embedding): through the runner below.
-  const activities = createActivities({ ...deps.activities, starts: { reembedOwner: (scope) => reembed.start(scope) } });
-  const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
-  const health = new TemporalHealth(connection, {
-    intervalMs: t.health_check_interval_ms,
-    timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
-    worker: () => worker.readiness(),
-    describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue}${server?.uiUrl ? `, UI ${server.uiUrl}` : ''})`,
-  });
-  let attributes: Promise<boolean> | null = null;
-  const runner = new JobRunner({
-    connection,
-    health,
-    namespace: t.namespace,
-    taskQueue: t.task_queue,
-    startTimeoutMs: t.connect_timeout_ms,
-    executionTimeoutMs: t.workflows.execution_timeout_ms,
-    retryAfterS: t.health_check_interval_ms / 1000,
-    log: deps.log,
-    searchAttributes: () => {
-      attributes ??= ensureSearchAttributes(connection, t.namespace, t.connect_timeout_ms).then((ok) => {
-        if (!ok) deps.log.warn({ namespace: t.namespace }, 'cannot register Engram search attributes; job runs carry the memo only');
-        return ok;
-      });
-      attributes.catch(() => (attributes = null));
-      return attributes;
-    },
+export function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: JobsDeps): Jobs {
+  const server = t.embedded ? embeddedDevServer(t, dataDir, deps.log) : null;
+  const shutdown = new AbortController();
+  let engine: Engine | null = null;
+  // Owners reported before the engine exists; handed to it once it does (it waits for readiness).
+  const early = new Map<string, Scope>();
+  const retryAfterS = t.health_check_interval_ms / 1000;
+
+  const startup = (async () => {
+    // The workflow bundle (CPU) is built while the dev server starts (waiting on its process).
+    workflowBundle(deps.log).catch(() => undefined);
+    const first = server ? await server.start() : null;
+    if (shutdown.signal.aborted) return;
+    engine = createEngine(t, first?.address ?? t.address, first?.uiUrl ?? null, deps);
+    for (const scope of early.values()) engine.requestReembed(scope);
+    early.clear();
+    await engine.start();
+  })();
+  startup.catch((err: unknown) => {
+    if (!shutdown.signal.aborted) deps.log.error({ err }, 'Temporal jobs could not start');
   });
 
-  const reembed = new ReembedJobs(runner, t, deps.reembed, deps.log);
-  const reembedWorker = reembed.worker(address, activities);
-
-  await Promise.all([health.start(), worker.start(), reembedWorker?.start()]);
-  deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: server?.uiUrl ?? null, ready: health.readiness().ready }, 'temporal jobs started');
+  const readiness = (): JobsStatus => {
+    const supervised = server?.status();
+    const base: Readiness =
+      supervised && supervised.state !== 'running'
+        ? { ready: false, detail: supervised.detail ?? `the embedded Temporal dev server is ${supervised.state}` }
+        : (engine?.readiness() ?? { ready: false, detail: `Temporal${server ? '' : ` at ${t.address}`} is starting` });
+    if (!supervised) return base;
+    return { ...base, restarts: supervised.restarts, last_restart_at: supervised.lastRestartAt?.toISOString() ?? null };
+  };
+  /** The engine, while it exists and its dev server runs; else the 503 every job call answers at once. */
+  const running = (job: string): Engine => {
+    if (engine && (server?.status().state ?? 'running') === 'running') return engine;
+    throw temporalUnavailable(`${job} needs Temporal, which is not ready (${readiness().detail ?? 'starting'}); retry later`, retryAfterS);
+  };
 
   return {
-    readiness: () => health.readiness(),
-    consolidate: (scope: Scope) =>
-      runner.execute<ConsolidateResult>({
-        job: 'consolidate',
-        scope,
-        workflowType: 'consolidate',
-        args: [{ owner: ownerRef(scope), activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, retry: t.activities.retry } } satisfies ConsolidateInput],
-      }),
-    captionMedia: async ({ scope, docId, route }) => {
-      const input: CaptionMediaInput = {
-        owner: ownerRef(scope),
-        doc_id: docId,
-        route,
-        // The provider call is bounded by caption_timeout_ms; the rest of the attempt embeds and writes.
-        activity: { start_to_close_timeout_ms: t.media.caption_timeout_ms * 2, retry: t.media.retry },
-      };
-      await runner.execute({
-        job: 'caption-media',
-        scope,
-        workflowType: 'captionMedia',
-        workflowId: `${jobWorkflowId('caption-media', scope)}/${encodeURIComponent(docId)}`,
-        args: [input],
-      });
+    readiness,
+    started: startup.catch(() => undefined),
+    consolidate: async (scope) => running('consolidate').consolidate(scope),
+    captionMedia: async (input) => running('caption-media').captionMedia(input),
+    backfillField: async (field) => running('backfill-field').backfillField(field),
+    requestReembed: (scope) => {
+      if (engine) engine.requestReembed(scope);
+      else early.set(JSON.stringify([scope.tenant, scope.partition, scope.entityId]), scope);
     },
-    backfillField: async (field: BackfillRef) => {
-      const input: BackfillFieldInput = {
-        field,
-        page_size: deps.backfillPageSize,
-        slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
-        activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
-      };
-      const scope = { tenant: field.tenant, partition: field.partition_scope };
-      // One run per field: a re-declaration terminates the running backfill of the old definition.
-      await runner.start({
-        job: 'backfill-field',
-        scope,
-        workflowType: 'backfillField',
-        workflowId: `${jobWorkflowId('backfill-field', scope)}/${encodeURIComponent(field.name)}`,
-        args: [input],
-        conflict: 'TERMINATE_EXISTING',
-      });
-    },
-    requestReembed: (scope) => reembed.request(scope),
     stop: async () => {
-      health.stop();
-      reembed.stop();
-      await Promise.all([worker.stop(10_000), reembedWorker?.stop(10_000)]);
-      await connection.close().catch(() => undefined);
+      shutdown.abort();
+      // A dev server still starting is killed; a started engine finishes its start, then its workers
+      // drain while the server still runs, and the server stops last.
+      if (!engine) await server?.stop();
+      await startup.catch(() => undefined);
+      await engine?.stop();
       await server?.stop();
     },
   };

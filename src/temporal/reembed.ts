@@ -31,7 +31,7 @@ export function reembedWorkflowId(scope: Scope, embedder: string): string {
   return `${jobWorkflowId('reembed-owner', scope)}/${encodeURIComponent(embedder)}`;
 }
 
-/** Starts a lazily requested owner again after a failed start (Temporal not ready) this many times at most. */
+/** Starts a lazily requested owner again after a failed start (Temporal up, the start failed) this many times at most. */
 const REQUEST_ATTEMPTS = 5;
 
 /**
@@ -40,7 +40,10 @@ const REQUEST_ATTEMPTS = 5;
  * restarts) until one of the worker's `concurrency` slots is free.
  */
 export class ReembedJobs {
+  /** Owners requested and not yet started (by key), whether trying, waiting for a retry or parked. */
   private readonly requested = new Set<string>();
+  /** Owners waiting for Temporal to be ready: started by `resume`. */
+  private readonly parked = new Map<string, Scope>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
@@ -49,6 +52,8 @@ export class ReembedJobs {
     private readonly temporal: Config['temporal'],
     private readonly settings: ReembedSettings,
     private readonly log: Logger,
+    /** Whether Temporal can take a start now (cached readiness). */
+    private readonly isReady: () => boolean,
   ) {}
 
   /** Starts (or joins) the owner's re-embedding; throws AppError 503 when Temporal cannot take it. */
@@ -68,24 +73,46 @@ export class ReembedJobs {
 
   /**
    * The owner's index found foreign passages on its first use: start its re-embedding in the background
-   * (never on a node that may not re-embed). A failed start is tried again a few times, then left to the
-   * owner's next load or to the operator's sweep.
+   * (never on a node that may not re-embed). While Temporal is not ready (starting, restarting, down) the
+   * owner waits for it (`resume`); a start that fails while it is ready is tried again a few times, then
+   * left to the owner's next load or to the operator's sweep.
    */
-  request(scope: Scope, attempt = 1): void {
+  request(scope: Scope): void {
     if (!this.settings.allowed || this.stopped) return;
     const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
-    if (attempt === 1 && this.requested.has(key)) return;
+    if (this.requested.has(key)) return;
     this.requested.add(key);
+    this.attempt(key, scope, 1);
+  }
+
+  /** Temporal is ready again: start every owner that waited for it. */
+  resume(): void {
+    const parked = [...this.parked];
+    this.parked.clear();
+    for (const [key, scope] of parked) this.attempt(key, scope, 1);
+  }
+
+  private attempt(key: string, scope: Scope, attempt: number): void {
+    if (this.stopped) return;
+    if (!this.isReady()) {
+      this.parked.set(key, scope);
+      return;
+    }
     this.start(scope).then(
       () => this.requested.delete(key),
       (err: unknown) => {
-        if (attempt >= REQUEST_ATTEMPTS || this.stopped) {
+        if (this.stopped) return;
+        if (!this.isReady()) {
+          this.parked.set(key, scope);
+          return;
+        }
+        if (attempt >= REQUEST_ATTEMPTS) {
           this.requested.delete(key);
           const workflowId = reembedWorkflowId(scope, this.settings.embedderId);
           this.log.warn({ err, workflowId }, "re-embedding could not be started; it starts on the owner's next load, or run `npm run reembed`");
           return;
         }
-        const timer = setTimeout(() => (this.timers.delete(timer), this.request(scope, attempt + 1)), this.temporal.health_check_interval_ms * 2 ** attempt);
+        const timer = setTimeout(() => (this.timers.delete(timer), this.attempt(key, scope, attempt + 1)), this.temporal.health_check_interval_ms * 2 ** attempt);
         timer.unref();
         this.timers.add(timer);
       },

@@ -58,7 +58,13 @@ export class WorkerSupervisor {
   /** Starts the worker loop; resolves after the first attempt (running, or failed and retrying). */
   async start(): Promise<void> {
     routeSdkLogs(this.options.log);
-    const code = this.options.workflows === false ? null : await workflowBundle(this.options.log);
+    let code: WorkflowBundle | null;
+    try {
+      code = this.options.workflows === false ? null : await workflowBundle(this.options.log);
+    } catch (error) {
+      this.state = { ready: false, detail: `Temporal worker cannot start: its workflow code did not bundle (${error instanceof Error ? error.message : String(error)})` };
+      throw error;
+    }
     let firstAttempt!: () => void;
     const attempted = new Promise<void>((resolve) => (firstAttempt = resolve));
     this.loop = this.runLoop(code, firstAttempt);

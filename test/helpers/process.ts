@@ -14,8 +14,16 @@ export interface ServiceProcess {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** Starts `src/main.ts` in its own process (through tsx) and resolves once it listens. */
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+export interface SpawnOptions {
+  /**
+   * What to wait for: `listening` (default), the service's HTTP port, which opens before Temporal is
+   * ready; `temporal`, also `GET /status` reporting Temporal ready (for tests of durable jobs).
+   */
+  until?: 'listening' | 'temporal';
+}
+
+/** Starts `src/main.ts` in its own process (through tsx) and resolves once it listens (and Temporal is ready, when asked). */
+export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     // The hashing embedder unless a test asks for the model: tests assert behaviour, not the model's speed.
@@ -40,5 +48,20 @@ export async function spawnService(env: Record<string, string>): Promise<Service
     });
     exited.then(([code]) => reject(new Error(`service exited with ${code}: ${stderr}`)));
   });
+  if (options.until === 'temporal') await temporalReady(url, exited);
   return { url, child, lines: output, exited };
+}
+
+/** Polls `GET /status` until it reports Temporal ready; fails when the process exits or after 90 s. */
+export async function temporalReady(url: string, exited?: Promise<unknown>): Promise<void> {
+  let gone = false;
+  void exited?.then(() => (gone = true));
+  let last: unknown = null;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline && !gone; ) {
+    const status = (await (await fetch(`${url}/status`)).json()) as { temporal: { ready: boolean } };
+    if (status.temporal.ready) return;
+    last = status.temporal;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Temporal did not become ready (${gone ? 'the service exited' : 'within 90 s'}): ${JSON.stringify(last)}`);
 }

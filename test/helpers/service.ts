@@ -74,6 +74,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const clock = options.clock ?? { now: () => Date.now() };
   const serviceOptions = { clock, keys: options.keys ?? testKeyRing(), log: options.log ?? createLogger('silent') };
   const service: ComposedService | RunningService = options.socket ? await startService(config, serviceOptions) : await composeService(config, serviceOptions);
+  // Temporal starts in the background; tests of jobs expect its first start (ready, or failed) behind them.
+  await service.jobsStarted;
   const send = 'url' in service ? fetchOver(service.url) : injectInto(service.app.callback() as RequestListener);
   const call: TestService['call'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

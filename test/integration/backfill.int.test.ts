@@ -130,7 +130,7 @@ describe('field backfill survives a worker killed mid-run', () => {
   const progress = (s: string) => Number(/^running:(\d+)\//.exec(s)?.[1] ?? (s === 'complete' ? Infinity : 0));
 
   it('resumes from the last heartbeat on a new worker and completes with exact counts', async () => {
-    child = await spawnService(env);
+    child = await spawnService(env, { until: 'temporal' });
     for (let i = 0; i < COUNT; i += 50) {
       await Promise.all(Array.from({ length: Math.min(50, COUNT - i) }, (_, k) => call(child!.url, 'POST', `/v1/documents?entity_id=u${(i + k) % 3}`, docBody(i + k))));
     }

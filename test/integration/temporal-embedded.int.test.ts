@@ -20,7 +20,7 @@ describe('embedded Temporal dev server (TEMPORAL_ADDRESS unset)', () => {
       TEMPORAL_CONFIG: join(dir, 'temporal.yaml'),
       TEMPORAL_TASK_QUEUE: 'embedded-test',
       DATA_DIR: join(dir, 'data'),
-    });
+    }, { until: 'temporal' });
     key = readFileSync(join(dir, 'data', 'dev-api-key'), 'utf8').trim();
   }, 120_000);
 
@@ -60,13 +60,13 @@ describe('embedded Temporal after the service was SIGKILLed', () => {
     const env = { TEMPORAL_ENABLED: 'true', TEMPORAL_CONFIG: join(dir, 'temporal.yaml'), TEMPORAL_TASK_QUEUE: 'orphan-test', DATA_DIR: join(dir, 'data') };
     let second: ServiceProcess | undefined;
     try {
-      const first = await spawnService(env);
+      const first = await spawnService(env, { until: 'temporal' });
       first.child.kill('SIGKILL');
       await first.exited;
       const orphan = Number(readFileSync(join(dir, 'data', 'temporal-dev.pid'), 'utf8'));
       expect(isAlive(orphan)).toBe(true);
 
-      second = await spawnService(env);
+      second = await spawnService(env, { until: 'temporal' });
       expect(isAlive(orphan)).toBe(false);
       const status = (await (await fetch(`${second.url}/status`)).json()) as { temporal: { ready: boolean } };
       expect(status.temporal.ready).toBe(true);

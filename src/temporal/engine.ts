@@ -1,0 +1,130 @@
+import { createActivities, type ActivityPorts } from '../../activities/index.js';
+import type { Config } from '../config.js';
+import type { Scope } from '../domain/scope.js';
+import { ownerRef, type BackfillFieldInput, type BackfillRef, type CaptionMediaInput, type ConsolidateInput, type ConsolidateResult } from '../jobs/contract.js';
+import type { Readiness } from '../jobs/port.js';
+import type { Logger } from '../log.js';
+import { JobRunner, lazyConnection } from './client.js';
+import { TemporalHealth } from './health.js';
+import { ReembedJobs, type ReembedSettings } from './reembed.js';
+import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
+import { WorkerSupervisor } from './worker.js';
+
+export interface JobsDeps {
+  log: Logger;
+  /** What this node's activities use (built by the composition root); every activity is registered. */
+  activities: Omit<ActivityPorts, 'starts'>;
+  /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
+  backfillPageSize: number;
+  reembed: ReembedSettings;
+}
+
+/** The job engine once Temporal's address is known: client, workers and readiness monitor. */
+export interface Engine {
+  readiness(): Readiness;
+  consolidate(scope: Scope): Promise<ConsolidateResult>;
+  captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
+  backfillField(field: BackfillRef): Promise<void>;
+  requestReembed(scope: Scope): void;
+  /** Resolves once the workers and the readiness monitor made their first attempt (running or retrying). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the client, the workers of this node (workflows and activities; the bounded re-embedding
+ * queue) and the readiness monitor against the frontend at `address`. Nothing here waits on the
+ * cluster: an unreachable one makes readiness say so and job calls answer 503 until it comes back.
+ */
+export function createEngine(t: Config['temporal'], address: string, uiUrl: string | null, deps: JobsDeps): Engine {
+  const connection = lazyConnection(address, t.connect_timeout_ms);
+  // The activities start jobs themselves (the sweep starts owners' re-embedding): through the runner below.
+  const activities = createActivities({ ...deps.activities, starts: { reembedOwner: (scope) => reembed.start(scope) } });
+  const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
+  const health = new TemporalHealth(connection, {
+    intervalMs: t.health_check_interval_ms,
+    timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
+    worker: () => worker.readiness(),
+    describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue}${uiUrl ? `, UI ${uiUrl}` : ''})`,
+  });
+  let attributes: Promise<boolean> | null = null;
+  const runner = new JobRunner({
+    connection,
+    health,
+    namespace: t.namespace,
+    taskQueue: t.task_queue,
+    startTimeoutMs: t.connect_timeout_ms,
+    executionTimeoutMs: t.workflows.execution_timeout_ms,
+    retryAfterS: t.health_check_interval_ms / 1000,
+    log: deps.log,
+    searchAttributes: () => {
+      attributes ??= ensureSearchAttributes(connection, t.namespace, t.connect_timeout_ms).then((ok) => {
+        if (!ok) deps.log.warn({ namespace: t.namespace }, 'cannot register Engram search attributes; job runs carry the memo only');
+        return ok;
+      });
+      attributes.catch(() => (attributes = null));
+      return attributes;
+    },
+  });
+
+  const reembed = new ReembedJobs(runner, t, deps.reembed, deps.log, () => health.readiness().ready);
+  const reembedWorker = reembed.worker(address, activities);
+  // Owners whose re-embedding could not start while Temporal was away start once it is back.
+  health.onReady(() => reembed.resume());
+
+  return {
+    readiness: () => health.readiness(),
+    consolidate: (scope) =>
+      runner.execute<ConsolidateResult>({
+        job: 'consolidate',
+        scope,
+        workflowType: 'consolidate',
+        args: [{ owner: ownerRef(scope), activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, retry: t.activities.retry } } satisfies ConsolidateInput],
+      }),
+    captionMedia: async ({ scope, docId, route }) => {
+      const input: CaptionMediaInput = {
+        owner: ownerRef(scope),
+        doc_id: docId,
+        route,
+        // The provider call is bounded by caption_timeout_ms; the rest of the attempt embeds and writes.
+        activity: { start_to_close_timeout_ms: t.media.caption_timeout_ms * 2, retry: t.media.retry },
+      };
+      await runner.execute({
+        job: 'caption-media',
+        scope,
+        workflowType: 'captionMedia',
+        workflowId: `${jobWorkflowId('caption-media', scope)}/${encodeURIComponent(docId)}`,
+        args: [input],
+      });
+    },
+    backfillField: async (field) => {
+      const input: BackfillFieldInput = {
+        field,
+        page_size: deps.backfillPageSize,
+        slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
+        activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
+      };
+      const scope = { tenant: field.tenant, partition: field.partition_scope };
+      // One run per field: a re-declaration terminates the running backfill of the old definition.
+      await runner.start({
+        job: 'backfill-field',
+        scope,
+        workflowType: 'backfillField',
+        workflowId: `${jobWorkflowId('backfill-field', scope)}/${encodeURIComponent(field.name)}`,
+        args: [input],
+        conflict: 'TERMINATE_EXISTING',
+      });
+    },
+    requestReembed: (scope) => reembed.request(scope),
+    start: async () => {
+      await Promise.all([health.start(), worker.start(), reembedWorker?.start()]);
+      deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: uiUrl, ready: health.readiness().ready }, 'temporal jobs started');
+    },
+    stop: async () => {
+      health.stop();
+      reembed.stop();
+      await Promise.all([worker.stop(10_000), reembedWorker?.stop(10_000)]);
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
