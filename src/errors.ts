@@ -85,8 +85,9 @@ export const invalidInput = (message: string): AppError => new AppError('invalid
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
 /** Thrown when a dependency (Temporal, a provider) cannot serve the request right now. */
-export const unavailable = (message: string, cause?: unknown): AppError =>
-  new AppError('unavailable', message, { cause, expose: true });
+/** 503: the node cannot serve this now. `retryAfterS` becomes `Retry-After` when a retry later may succeed. */
+export const unavailable = (message: string, cause?: unknown, retryAfterS?: number): AppError =>
+  new AppError('unavailable', message, { cause, expose: true, ...(retryAfterS === undefined ? {} : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) } }) });
 
 export function assertUnreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);

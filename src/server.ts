@@ -55,7 +55,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const clock = options.clock ?? systemClock;
   const store = openStore(config.dataDir, config.store.sync);
   const graph = new GraphStore(store);
-  const fields = new QueryService(store, new DocumentRecords(store), config.query, { pageSize: config.query.backfillPageSize, waitMs: config.query.wakeWaitMs });
+  const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake);
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
   // reaches the jobs once they exist (an index opens on a request or an activity, both after composition).
   const started: { jobs?: Jobs } = {};

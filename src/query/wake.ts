@@ -1,5 +1,5 @@
 import type { StoredDocument } from '../domain/documents.js';
-import { AppError } from '../errors.js';
+import { unavailable } from '../errors.js';
 import type { Key, Store } from '../store/lmdb.js';
 import type { QueryEngine } from './engine.js';
 
@@ -50,10 +50,7 @@ export class TenantWaker {
     }
     const state = this.engine.states.get(tenant);
     const indexed = state.state === 'building' ? state.indexed : 0;
-    throw new AppError('unavailable', `this tenant's field indexes are being built for its first query (${indexed} documents indexed so far); retry shortly`, {
-      expose: true,
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.settings.waitMs / 1000))) },
-    });
+    throw unavailable(`this tenant's field indexes are being built for its first query (${indexed} documents indexed so far); retry shortly`, undefined, this.settings.waitMs / 1000);
   }
 
   private async build(tenant: string): Promise<void> {

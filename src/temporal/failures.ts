@@ -1,10 +1,10 @@
 import { isGrpcServiceError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
+import { AppError, ERROR_CODES, unavailable, type ErrorCode } from '../errors.js';
 
 /** Thrown when a durable job cannot run because Temporal cannot serve now: 503 `unavailable` with `Retry-After`. */
 export function temporalUnavailable(message: string, retryAfterS: number, cause?: unknown): AppError {
-  return new AppError('unavailable', message, { cause, expose: true, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) } });
+  return unavailable(message, cause, retryAfterS);
 }
 
 const APP_CODES: ReadonlySet<string> = new Set<string>(ERROR_CODES);

@@ -11,7 +11,7 @@ describe('a tenant first queried over HTTP', () => {
 
   it('answers 503 with Retry-After and the progress while the build outlasts the wait, then the full answer, across a restart', async () => {
     // One document per transaction and no wait: the first query cannot finish within its request.
-    const env = { QUERY_WAKE_WAIT_MS: '0', BACKFILL_PAGE_SIZE: '1' };
+    const env = { QUERY_WAKE_WAIT_MS: '0', QUERY_WAKE_PAGE_SIZE: '1' };
     const first = await startTestService({ dataDir, env });
     const tags = ['red', 'blue', 'red'];
     for (let i = 0; i < 30; i++) {
@@ -26,7 +26,7 @@ describe('a tenant first queried over HTTP', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Stopped mid-build: the next start resumes from the stored cursor, and writes meanwhile count.
     await first.close();
-    const second = await startTestService({ dataDir, env: { BACKFILL_PAGE_SIZE: '1' } });
+    const second = await startTestService({ dataDir, env: { QUERY_WAKE_PAGE_SIZE: '1' } });
     expect((await second.call('POST', '/v1/documents?entity_id=owner-9', { body: { content: 'late', tags: ['blue'] } })).status).toBe(201);
     const answer = await second.call('POST', '/v1/query', { body });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);

@@ -30,7 +30,7 @@ export function registerSchemaRoutes(router: AppRouter, deps: AppDeps): void {
     const backfill = deps.jobs.backfillField?.bind(deps.jobs);
     const refs = await fields().declare(scope.tenant, declarations, (needed) => {
       if (needed && (!backfill || !deps.jobs.readiness().ready)) {
-        throw unavailable('existing documents must be backfilled and the job engine is not available; retry later');
+        throw unavailable('existing documents must be backfilled and the job engine is not available; retry later', undefined, 5);
       }
     });
     for (const ref of refs) {
