@@ -1,4 +1,4 @@
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
@@ -187,11 +187,14 @@ export class OwnerGraph {
   private checkpoint(): void {
     const started = performance.now();
     const { filePath, meta } = this.spec;
+    const tmp = `${filePath}.hnsw.tmp`;
     try {
-      this.hnsw!.writeIndexSync(`${filePath}.hnsw.tmp`);
-      renameSync(`${filePath}.hnsw.tmp`, `${filePath}.hnsw`);
+      this.hnsw!.writeIndexSync(tmp);
+      renameSync(tmp, `${filePath}.hnsw`);
       writeIndexMeta(filePath, { ...meta, covers: this.indexed });
     } catch (error) {
+      // A full disk: the last checkpoint stays valid, and the partial file would only hold space.
+      rmSync(tmp, { force: true });
       this.report('checkpoint vector index', error);
       return;
     }
