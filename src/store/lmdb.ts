@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
 import { committed, quietCommitFailure } from './commit-failure.js';
+import { closeFile, PRIVATE_FILE, privateDir } from './private-files.js';
 
 /** lmdb-js orders array keys element by element: numbers before strings. */
 export type KeyPart = string | number;
@@ -41,8 +41,13 @@ export interface Store {
 export type StoreSync = 'data' | 'full';
 
 export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
-  mkdirSync(dataDir, { recursive: true });
-  const env = open({ path: join(dataDir, 'engram.mdb'), maxDbs: 64, compression: false, noMetaSync: sync === 'data' });
+  privateDir(dataDir);
+  const path = join(dataDir, 'engram.mdb');
+  // `permissionsMode` (the mode LMDB creates the data and lock files with) is read by lmdb-js's native
+  // open (src/env.cpp) but missing from its typings: passed in a variable, not a literal.
+  const options = { path, maxDbs: 64, compression: false, noMetaSync: sync === 'data', permissionsMode: PRIVATE_FILE };
+  const env = open(options);
+  for (const file of [path, `${path}-lock`]) closeFile(file);
   handleBatchCommits(env);
   // Shared msgpack structures: records of one shape are decoded ~4x faster than with inline definitions.
   const records = env.openDB<unknown, Key>({ name: 'records', sharedStructuresKey: Symbol.for('structures') });

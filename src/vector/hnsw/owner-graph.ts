@@ -1,8 +1,9 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
 import { exactSearch, sampledSimilarity } from '../exact.js';
+import { PRIVATE_FILE } from '../../store/private-files.js';
 import { readIndexMeta, writeIndexMeta } from '../index-meta.js';
 import { LabelFlag, labelPredicate, type LabelBuffers } from '../label-table.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph } from './protocol.js';
@@ -189,7 +190,9 @@ export class OwnerGraph {
     const { filePath, meta } = this.spec;
     const tmp = `${filePath}.hnsw.tmp`;
     try {
+      // hnswlib creates the file with the process umask: closed before it takes the index's name.
       this.hnsw!.writeIndexSync(tmp);
+      chmodSync(tmp, PRIVATE_FILE);
       renameSync(tmp, `${filePath}.hnsw`);
       writeIndexMeta(filePath, { ...meta, covers: this.indexed });
     } catch (error) {
