@@ -19,6 +19,7 @@ import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
+import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { VectorIndexes } from './vector/indexes.js';
@@ -53,6 +54,7 @@ export interface ServiceOptions {
 export async function composeService(config: Config, options: ServiceOptions = {}): Promise<ComposedService> {
   const log = options.log ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock;
+  guardDataDir(config.dataDir, log);
   const store = openStore(config.dataDir, config.store.sync);
   const graph = new GraphStore(store);
   const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake);
@@ -130,6 +132,13 @@ async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<
     await store.close();
     throw error;
   }
+}
+
+/** DATA_DIR holds tenant content in clear: made owner-only (0700), and said so when it was not. */
+function guardDataDir(dataDir: string, log: Logger): void {
+  const state = closeDataDir(dataDir);
+  if (state === 'closed') log.warn({ dataDir }, 'DATA_DIR was open to other users: closed to its owner (0700)');
+  if (state === 'open') log.warn({ dataDir }, 'DATA_DIR is open to other users and not ours to close (shared or owned by another user): tenant content may be readable; use a directory of its own');
 }
 
 /** One line saying which embedder runs; a loud one when the model was asked for and is not there. */

@@ -20,9 +20,22 @@ export class FactOverlay {
   private readonly pending = new Map<string, { fact: Fact; seq: number }>();
   private readonly staged = new Map<number, Fact[]>();
   private nextSeq = 0;
+  /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on. */
+  private shown = new Set<number>();
 
   constructor(stored: Iterable<Fact>) {
     this.committed = new FactIndex(stored);
+  }
+
+  /** The planning view, for one command: `premises()` then says which batches in flight it was shown. */
+  plan(): FactPlanningView {
+    this.shown = new Set();
+    return this.view;
+  }
+
+  /** The staged batches (tickets) the command planned since `plan()` was shown; it stands only if they commit. */
+  premises(): number[] {
+    return [...this.shown];
   }
 
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
@@ -44,7 +57,12 @@ export class FactOverlay {
   }
 
   readonly view: FactPlanningView = {
-    get: (id) => this.pending.get(id)?.fact ?? this.committed.get(id),
+    get: (id) => {
+      const staged = this.pending.get(id);
+      if (!staged) return this.committed.get(id);
+      this.shown.add(staged.seq);
+      return staged.fact;
+    },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
       const inFlight = this.inFlight((f) => f.subject_type === subjectType && f.subject_id === subjectId && f.predicate === predicate);
       const laterInFlight = inFlight.some((f) => f.observed_at > at);
@@ -64,7 +82,11 @@ export class FactOverlay {
 
   private inFlight(matches: (f: Fact) => boolean): Fact[] {
     const out: Fact[] = [];
-    for (const { fact } of this.pending.values()) if (matches(fact)) out.push(fact);
+    for (const { fact, seq } of this.pending.values()) {
+      if (!matches(fact)) continue;
+      out.push(fact);
+      this.shown.add(seq);
+    }
     return out;
   }
 

@@ -37,7 +37,8 @@ export const ACTOR_BYTES = 2200;
  * - fact commands decide on the owner's facts in memory (their own earlier commands included) and are
  *   written as plain puts; they wait for the owner's earlier transactions to commit first, because they
  *   check entities and relationships in the committed snapshot;
- * - a fact command that writes nothing answers only once the owner's fact writes in flight have committed.
+ * - a fact command built on the owner's fact writes still in flight (even one that writes nothing) stands
+ *   only once they have committed, and fails with them (src/actors/owner-facts.ts).
  * Reads (fact lists, document searches) use the parts directly, never the mailbox.
  */
 export class OwnerActor {
@@ -155,9 +156,8 @@ export class OwnerActor {
       () => this.lastTransaction,
       () => {
         const { writes, result } = decide(this.deps.clock.now());
-        // Nothing to write (a repeated retraction): the answer may rest on writes still in flight, so it
-        // waits for them; an acknowledgement never describes a state that could still be lost.
-        if (writes.length === 0) return this.factsPart.written().then(() => result);
+        // Also with nothing to write (a repeated retraction): the answer may rest on writes still in
+        // flight, and an acknowledgement never describes a state that could still be lost.
         return this.factsPart.write(writes).then(() => result);
       },
     );

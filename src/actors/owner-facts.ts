@@ -30,11 +30,14 @@ export const FACT_BYTES = 540;
  * use, dropped when the actor is evicted) and owns their write protocol: a command decides on the
  * planning view, which includes the owner's earlier commands still in flight, and its fact versions are
  * written as plain puts, staged in the overlay until they commit, so readers never see a write that
- * could still be lost. The actor decides when a command runs (src/actors/owner-actor.ts).
+ * could still be lost. A command built on earlier ones still in flight stands only if they commit.
+ * The actor decides when a command runs (src/actors/owner-actor.ts).
  */
 export class OwnerFacts {
   private loaded: FactOverlay | undefined;
   private lastApplied: Promise<void> = Promise.resolve();
+  /** How each staged batch still in flight ends: null once stored, its error when the commit failed. */
+  private readonly outcomes = new Map<number, Promise<{ error: unknown } | null>>();
 
   constructor(
     private readonly scope: Scope,
@@ -54,7 +57,7 @@ export class OwnerFacts {
 
   /** Plans an assertion on the owner's facts, committed or in flight; throws before any write when refused. */
   assertion(command: FactCommand, now: number): FactChange<Fact> {
-    const facts = this.overlay().view;
+    const facts = this.overlay().plan();
     let explicitTarget: Fact | null = null;
     if (command.supersedes_fact_id !== undefined) {
       explicitTarget = facts.get(command.supersedes_fact_id) ?? null;
@@ -86,7 +89,7 @@ export class OwnerFacts {
   }
 
   retraction(id: string, now: number): FactChange<Fact> {
-    const fact = this.overlay().view.get(id);
+    const fact = this.overlay().plan().get(id);
     if (!fact) throw notFound(`fact ${id}`);
     const retracted = retractFact(fact, now);
     return { writes: retracted === fact ? [] : [retracted], result: retracted };
@@ -94,7 +97,7 @@ export class OwnerFacts {
 
   /** Retracts the redundant facts (src/domain/consolidation.ts); `isActiveRelationship` reads the graph. */
   consolidation(now: number, isActiveRelationship: (id: string) => boolean): FactChange<ConsolidationReport> {
-    const active = this.overlay().view.activeFacts();
+    const active = this.overlay().plan().activeFacts();
     const activeRelationshipIds = new Set<string>();
     for (const f of active) {
       const id = f.subject_type === 'relationship' ? f.subject_id : null;
@@ -108,32 +111,50 @@ export class OwnerFacts {
    * Writes a command's fact versions: plain puts issued together, so they commit in one LMDB transaction
    * without holding the write transaction open for a callback. Later commands plan on them at once;
    * readers see them once they have committed. Rejects (and forgets them) when the commit fails.
+   *
+   * A command whose plan was shown writes still in flight (superseding a fact asserted a moment ago,
+   * retracting one just retracted) is built on them: its puts wait until they are stored, and it fails
+   * with their error when they are not, so nothing ever stores or acknowledges a consequence of a write
+   * the disk refused. Commands on other facts go on sharing commits.
    */
   write(writes: Fact[]): Promise<void> {
     const overlay = this.overlay();
-    const committed = Promise.all(writes.map((fact) => this.graph.putFact(this.scope, fact)));
+    const premises = this.stored(overlay.premises());
+    // Nothing to write: answered once every write in flight has reached the index, as the answer may describe it.
+    const appliedSoFar = this.lastApplied;
+    if (writes.length === 0) return premises ? premises.then(() => appliedSoFar) : appliedSoFar;
     const seq = overlay.stage(writes);
+    const put = () => Promise.all(writes.map((fact) => this.graph.putFact(this.scope, fact)));
+    const committed = premises ? premises.then(put) : put();
     // Commits are applied to the index in command order, and a command is answered once its own are:
     // lmdb-js may resolve a later batch's puts before an earlier one's when many are queued (measured:
     // 3,000 puts issued at once resolve the second batch first), and settling a newer version of a fact
     // before an older one would leave the older one in memory while LMDB holds the newer.
-    const applied = this.lastApplied.then(() => committed).then(
-      () => {
-        overlay.settle(seq);
-        this.resized();
-      },
-      (error: unknown) => {
+    // The outcome is taken at once: a commit failing while earlier commands are still being applied
+    // would otherwise be a rejection nobody handles yet, which ends the process.
+    const outcome = committed.then(() => null, (error: unknown) => ({ error }));
+    this.outcomes.set(seq, outcome);
+    const applied = this.lastApplied.then(async () => {
+      const failed = await outcome;
+      this.outcomes.delete(seq);
+      if (failed) {
         overlay.discard(seq);
-        throw error;
-      },
-    );
+        throw failed.error;
+      }
+      overlay.settle(seq);
+      this.resized();
+    });
     this.lastApplied = settled(applied);
     return applied;
   }
 
-  /** Resolves once every write issued so far has committed (or failed) and reached the index. */
-  written(): Promise<void> {
-    return this.lastApplied;
+  /** Resolves once the staged batches `seqs` are stored, rejects with the error of one that failed; null for none. */
+  private stored(seqs: number[]): Promise<void> | null {
+    if (seqs.length === 0) return null;
+    return Promise.all(seqs.map((seq) => this.outcomes.get(seq))).then((outcomes) => {
+      const failed = outcomes.find((outcome) => outcome);
+      if (failed) throw failed.error;
+    });
   }
 
   /** Drops the facts held in memory (the actor was evicted while idle); they are reloaded on next use. */

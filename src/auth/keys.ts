@@ -1,7 +1,8 @@
 import { hash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { privateDir } from '../store/private-files.js';
 
 const RateLimitSchema = z.strictObject({
   per_second: z.number().positive(),
@@ -84,7 +85,7 @@ export class KeyRing implements KeyLookup {
 
   /** One dev key for tenant `dev`, generated once into `DATA_DIR/dev-api-key` (mode 0600). */
   static devKey(dataDir: string): { ring: KeyRing; key: string; created: boolean } {
-    mkdirSync(dataDir, { recursive: true });
+    privateDir(dataDir);
     const file = join(dataDir, 'dev-api-key');
     const created = !existsSync(file);
     if (created) writeFileSync(file, `${mintKey('dev')}\n`, { mode: 0o600 });

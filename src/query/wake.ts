@@ -67,6 +67,10 @@ export class TenantWaker {
         writer.writeMany(page.docs);
         states.put(tenant, page.cursor === null ? { state: 'awake' } : { state: 'building', cursor: page.cursor, indexed: indexed + page.docs.length });
         return page.cursor === null;
+      }).catch((error: unknown) => {
+        // Not committed (a full disk): the state put in memory above never happened.
+        states.forget(tenant);
+        throw error;
       });
       if (done) return;
     }

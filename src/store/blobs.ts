@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRIVATE_FILE, privateDir } from './private-files.js';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -59,9 +60,9 @@ export function loadMasterKey(configured: string | undefined, dataDir: string): 
     if (key.length !== 32) throw new Error('ENCRYPTION_KEY must be the base64 of exactly 32 bytes');
     return key;
   }
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   const file = join(dataDir, 'encryption-key');
-  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: PRIVATE_FILE, flag: 'wx' });
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${file} does not hold a base64 32-byte key`);
   return key;

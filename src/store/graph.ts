@@ -3,6 +3,7 @@ import type { Fact } from '../domain/facts.js';
 import type { Relationship } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import { stateMatches, type TemporalQuery } from '../domain/time.js';
+import { committed } from './commit-failure.js';
 import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /**
@@ -76,12 +77,13 @@ export class GraphStore {
   }
 
   /**
-   * Queues a fact record for the next commit; resolves once it is durable. Facts have no secondary
+   * Queues a fact record for the next commit; resolves once it is durable, rejects with 503 when the
+   * disk refused the commit (src/store/commit-failure.ts). Facts have no secondary
    * entries in LMDB: an owner's fact indexes live in its actor's memory (src/domain/fact-index.ts),
    * rebuilt from these records by `loadFacts`.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
-    return this.store.records.put([...scopeKey(scope), 'fact', fact.fact_id], fact);
+    return committed(this.store.records.put([...scopeKey(scope), 'fact', fact.fact_id], fact));
   }
 
   /** Every stored fact of the owner, in id order. */

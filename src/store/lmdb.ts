@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
+import { committed, quietCommitFailure } from './commit-failure.js';
+import { closeFile, PRIVATE_FILE, privateDir } from './private-files.js';
 
 /** lmdb-js orders array keys element by element: numbers before strings. */
 export type KeyPart = string | number;
@@ -16,7 +17,9 @@ export const KEY_MAX = '\uffff';
  * Guarantees: `transaction(fn)` runs `fn` in the shared write queue, in call order, batched with other
  * writes issued in the same turn; the promise resolves after the commit is durable. A throw inside `fn`
  * before it writes rejects that call only; `fn` must therefore decide everything before its first put.
- * Reads outside a transaction see the latest committed snapshot.
+ * A commit the disk refuses (full) rejects every call in it with 503 `unavailable` (src/store/commit-failure.ts),
+ * stores none of their writes, and leaves the store working: reads go on, later commits succeed once
+ * there is room. Reads outside a transaction see the latest committed snapshot.
  */
 export interface Store {
   readonly env: RootDatabase;
@@ -38,8 +41,14 @@ export interface Store {
 export type StoreSync = 'data' | 'full';
 
 export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
-  mkdirSync(dataDir, { recursive: true });
-  const env = open({ path: join(dataDir, 'engram.mdb'), maxDbs: 64, compression: false, noMetaSync: sync === 'data' });
+  privateDir(dataDir);
+  const path = join(dataDir, 'engram.mdb');
+  // `permissionsMode` (the mode LMDB creates the data and lock files with) is read by lmdb-js's native
+  // open (src/env.cpp) but missing from its typings: passed in a variable, not a literal.
+  const options = { path, maxDbs: 64, compression: false, noMetaSync: sync === 'data', permissionsMode: PRIVATE_FILE };
+  const env = open(options);
+  for (const file of [path, `${path}-lock`]) closeFile(file);
+  handleBatchCommits(env);
   // Shared msgpack structures: records of one shape are decoded ~4x faster than with inline definitions.
   const records = env.openDB<unknown, Key>({ name: 'records', sharedStructuresKey: Symbol.for('structures') });
   const index = env.openDB<true, Key>({ name: 'index' });
@@ -47,9 +56,20 @@ export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
     env,
     records,
     index,
-    transaction: <T>(fn: () => T) => env.transaction(fn) as Promise<T>,
+    transaction: <T>(fn: () => T) => committed(env.transaction(fn) as Promise<T>),
     close: () => env.close(),
   };
+}
+
+/**
+ * lmdb-js (3.5) opens each event-turn batch with a write of its own whose promise it hands to no one, and
+ * rejects it when the batch's commit fails: an unhandled rejection, and Node exits. That promise is made
+ * right after the batch's `beforecommit` listeners run, in the same task, and is then `env.committed`:
+ * a microtask queued by the listener finds it there and handles it. The writes' own promises still
+ * reject for their callers.
+ */
+function handleBatchCommits(env: RootDatabase): void {
+  env.on('beforecommit', () => queueMicrotask(() => void env.committed.then(undefined, quietCommitFailure)));
 }
 
 export function scopeKey(scope: Scope): Key {

@@ -70,7 +70,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
 
-  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnOwnerOnly(options.cli, args);
   const output = captureOutput(child, options.onOutput);
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -147,6 +147,20 @@ function captureOutput(child: ChildProcess, onLine?: (line: string) => void): ()
   child.stdout?.on('data', take);
   child.stderr?.on('data', take);
   return () => tail;
+}
+
+/**
+ * The server creates its SQLite files (database, WAL, shared memory) with the umask it inherits, and
+ * they hold every workflow's history: it is started with umask 077, so they are 0600. The umask is
+ * the process's own, restored as soon as the child is forked (spawn forks synchronously).
+ */
+function spawnOwnerOnly(cli: string, args: string[]): ChildProcess {
+  const umask = process.umask(0o077);
+  try {
+    return spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  } finally {
+    process.umask(umask);
+  }
 }
 
 /** A port the OS considers free right now (bound to 0 and released). */

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { closeFile, privateDir } from '../store/private-files.js';
 import { missingCliMessage, resolveTemporalCli } from './cli.js';
 import { startDevServer } from './dev-server.js';
 import { DevServerSupervisor } from './dev-server-supervisor.js';
@@ -17,8 +17,10 @@ export function embeddedDevServer(temporal: Config['temporal'], dataDir: string,
   const cli = resolveTemporalCli(temporal.cli.path, temporal.cli.searchPath);
   if (!cli) throw new Error(missingCliMessage(temporal.cli.path));
   const dev = temporal.dev_server;
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   const dbFilename = resolve(join(dataDir, dev.db_filename));
+  // Written 0644 by earlier versions; the server creates new ones owner-only (dev-server.ts).
+  for (const suffix of ['', '-wal', '-shm', '-journal']) closeFile(`${dbFilename}${suffix}`);
   const pidFile = join(dataDir, 'temporal-dev.pid');
   let orphanChecked = false;
   return new DevServerSupervisor({

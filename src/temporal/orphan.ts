@@ -1,5 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writePrivateFile } from '../store/private-files.js';
 
 /**
  * A service killed with SIGKILL cannot stop its embedded dev server, which then keeps the ports and the
@@ -17,7 +18,7 @@ export async function stopOrphanedDevServer(pidFile: string, dbFilename: string)
 }
 
 export function recordDevServer(pidFile: string, pid: number): void {
-  writeFileSync(pidFile, `${pid}\n`, { mode: 0o600 });
+  writePrivateFile(pidFile, `${pid}\n`);
 }
 
 export function forgetDevServer(pidFile: string): void {

@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
+import { writePrivateFile } from '../store/private-files.js';
 
 /** What the `.json` beside an owner's `.hnsw` file says of it. */
 export interface IndexFileMeta {
@@ -31,6 +32,6 @@ export function readIndexMeta(filePath: string, expected: Omit<IndexFileMeta, 'c
 
 /** Writes the meta atomically (a crash leaves the old file or the new one, never half of one). */
 export function writeIndexMeta(filePath: string, meta: IndexFileMeta): void {
-  writeFileSync(`${filePath}.json.tmp`, JSON.stringify(meta));
+  writePrivateFile(`${filePath}.json.tmp`, JSON.stringify(meta));
   renameSync(`${filePath}.json.tmp`, `${filePath}.json`);
 }

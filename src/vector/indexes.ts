@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { passageOrigin, type EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { toFloat32, type DocumentStore } from '../store/documents.js';
+import { privateDir } from '../store/private-files.js';
 import { HNSW_DEFAULTS, type HnswParams } from './hnsw/protocol.js';
 import { VectorWorker } from './hnsw/vector-worker.js';
 import { OwnerVectorIndex, type VectorIndexOptions } from './owner-index.js';
@@ -39,7 +39,7 @@ export class VectorIndexes {
     ownsUnlabeled = true,
   ) {
     this.dir = join(dataDir, 'vectors');
-    mkdirSync(this.dir, { recursive: true });
+    privateDir(this.dir);
     this.origin = { id: embedder.id, ownsUnlabeled };
   }
 

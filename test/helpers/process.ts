@@ -20,11 +20,14 @@ export interface SpawnOptions {
    * ready; `temporal`, also `GET /status` reporting Temporal ready (for tests of durable jobs).
    */
   until?: 'listening' | 'temporal';
+  /** A command the service runs under (say, nsenter into a namespace with a filesystem of its own). */
+  prefix?: string[];
 }
 
 /** Starts `src/main.ts` in its own process (through tsx) and resolves once it listens (and Temporal is ready, when asked). */
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const command = [...(options.prefix ?? []), process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     // The hashing embedder unless a test asks for the model: tests assert behaviour, not the model's speed.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TEMPORAL_ENABLED: 'false', EMBEDDER: 'hash', ...env },

@@ -131,6 +131,35 @@ describe('OwnerActor facts', () => {
     expect(values(actor.facts().list({ include_inactive: true, limit: 10 }))).toEqual(['Lyon', 'Paris']);
   });
 
+  it('fails, and stores nothing of, an assertion built on one whose commit then fails', async () => {
+    /** Refuses the next `refuse` puts (one command's, as one failed LMDB commit would), a moment later. */
+    class RefusingGraph extends GraphStore {
+      refuse = 0;
+      override putFact(scope: Scope, fact: Fact): Promise<boolean> {
+        if (this.refuse === 0) return super.putFact(scope, fact);
+        this.refuse--;
+        return new Promise((_, reject) => setTimeout(() => reject(new Error('disk full')), 20));
+      }
+    }
+    const refusing = new RefusingGraph(store);
+    const registry = new ActorRegistry({ ...temp.deps, graph: refusing }, { maxActors: 10, idleMs: 60_000 });
+    const actor = registry.actorFor(owner);
+    const paris = await actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    refusing.refuse = 2; // Paris invalidated, and Lost
+    const refused = actor.assertFact(command('city', 'Lost'));
+    clock.advance(1000);
+    // Planned while Lost is in flight: it supersedes Lost, and would store Lost's invalidated version.
+    const built = actor.assertFact(command('city', 'Lyon'));
+    await expect(refused).rejects.toThrow('disk full');
+    await expect(built).rejects.toThrow('disk full');
+    // Nobody was told Lost or Lyon were stored, and nobody sees them, in memory or in LMDB.
+    expect(values(actor.facts().list({ include_inactive: true, limit: 10 }))).toEqual(['Paris']);
+    expect([...new GraphStore(store).loadFacts(owner)].map((f) => [f.value, f.invalid_from])).toEqual([['Paris', null]]);
+    expect(actor.facts().get(paris.fact_id)!.invalid_from).toBeNull();
+    await registry.close();
+  });
+
   it('sees an entity queued just before a fact about it', async () => {
     const actor = actors.actorFor(owner);
     const entity = actor.upsertEntity({ memory_entity_id: 'ent_1', entity_type: 'person', display_name: 'Ada', aliases: [], attributes: {} });

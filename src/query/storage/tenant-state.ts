@@ -44,4 +44,9 @@ export class TenantStates {
     this.db.meta.put(tenantStateKey(t), state);
     this.kinds.set(t, state.state);
   }
+
+  /** A transaction that `put` a state failed to commit: the memory is read again from what LMDB holds. */
+  forget(t: string): void {
+    this.kinds.delete(t);
+  }
 }

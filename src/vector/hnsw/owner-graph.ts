@@ -1,8 +1,9 @@
-import { existsSync, renameSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import hnswlib from 'hnswlib-node';
 import type { HierarchicalNSW as Hnsw } from 'hnswlib-node';
 import { exactSearch, sampledSimilarity } from '../exact.js';
+import { PRIVATE_FILE } from '../../store/private-files.js';
 import { readIndexMeta, writeIndexMeta } from '../index-meta.js';
 import { LabelFlag, labelPredicate, type LabelBuffers } from '../label-table.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph } from './protocol.js';
@@ -187,11 +188,16 @@ export class OwnerGraph {
   private checkpoint(): void {
     const started = performance.now();
     const { filePath, meta } = this.spec;
+    const tmp = `${filePath}.hnsw.tmp`;
     try {
-      this.hnsw!.writeIndexSync(`${filePath}.hnsw.tmp`);
-      renameSync(`${filePath}.hnsw.tmp`, `${filePath}.hnsw`);
+      // hnswlib creates the file with the process umask: closed before it takes the index's name.
+      this.hnsw!.writeIndexSync(tmp);
+      chmodSync(tmp, PRIVATE_FILE);
+      renameSync(tmp, `${filePath}.hnsw`);
       writeIndexMeta(filePath, { ...meta, covers: this.indexed });
     } catch (error) {
+      // A full disk: the last checkpoint stays valid, and the partial file would only hold space.
+      rmSync(tmp, { force: true });
       this.report('checkpoint vector index', error);
       return;
     }
