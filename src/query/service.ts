@@ -4,6 +4,7 @@ import type { BackfillRef } from '../jobs/contract.js';
 import type { Store } from '../store/lmdb.js';
 import { QueryEngine } from './engine.js';
 import type { QueryContext } from './exec/filter.js';
+import { storedFieldValues } from './exec/document-fields.js';
 import { groupsJson, type GroupJson } from './exec/groups.js';
 import type { QueryRequest } from './plan/compile.js';
 import type { QueryCaps } from './plan/types.js';
@@ -16,7 +17,7 @@ import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js'
 // The public surface of src/query: everything outside imports from this file only.
 export { AGGREGATE_OPS } from './plan/types.js';
 export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH } from './schema/types.js';
-export { regexError } from './schema/extract.js';
+export { patternError } from './schema/pattern.js';
 export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 
 export interface FieldDeclaration {
@@ -88,15 +89,15 @@ export class QueryService {
     const docs = this.documents.getMany(refs).filter((doc) => doc !== undefined);
     return {
       mode: 'documents',
-      documents: docs.map((doc) => ({ doc, fields: this.documentFields(doc) })),
+      documents: docs.map((doc) => ({ doc, fields: this.documentFields(doc, reader) })),
       total: page.total,
       has_more: query.offset + page.docNos.length < page.total,
     };
   }
 
-  /** The declared field values of a document, as document records show them. */
-  documentFields(doc: StoredDocument): DocumentFieldValues {
-    return this.engine.writer.documentFields(doc);
+  /** The declared field values of a document, as document records show them (`storedFieldValues`). */
+  documentFields(doc: StoredDocument, reader = this.engine.reader()): DocumentFieldValues {
+    return storedFieldValues(this.engine.schema, reader, doc, this.engine.writer.docNumber(doc));
   }
 
   list(tenant: string, scope?: string | null): FieldListing[] {
@@ -217,3 +218,4 @@ export class QueryService {
     });
   }
 }
+

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, regexError } from '../../query/service.js';
+import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, patternError } from '../../query/service.js';
 import { PartitionSchema } from './common.js';
 
 export const MAX_FIELDS_PER_PUT = 64;
@@ -17,8 +17,8 @@ const FieldSourceSchema = z.union([
       .min(1, 'must not be empty')
       .max(MAX_REGEX_LENGTH, `must be at most ${MAX_REGEX_LENGTH} characters`)
       .superRefine((pattern, ctx) => {
-        const error = regexError(pattern);
-        if (error) ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${error}` });
+        const error = patternError(pattern);
+        if (error) ctx.addIssue({ code: 'custom', message: `is not a pattern the RE2 engine accepts: ${error}` });
       }),
   }),
 ], { error: 'must be { metadata: <key> } or { regex: <pattern> }' });
