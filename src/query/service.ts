@@ -16,7 +16,7 @@ import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js'
 
 // The public surface of src/query: everything outside imports from this file only.
 export { AGGREGATE_OPS } from './plan/types.js';
-export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH } from './schema/types.js';
+export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, RESERVED_FIELD_NAMES } from './schema/types.js';
 export { patternError } from './schema/pattern.js';
 export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 

@@ -45,6 +45,7 @@ describe('field schema routes', () => {
     ['a lookahead', [{ name: 'x', type: 'string', source: { regex: 'INV-(?=\\d)(\\w+)' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: lookahead'],
     ['a lookbehind', [{ name: 'x', type: 'string', source: { regex: '(?<=\\$)\\d+' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: lookbehind'],
     ['a pattern that compiles too large', [{ name: 'x', type: 'string', source: { regex: '(\\w{1,1000})!' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: compiles to 2004 RE2 instructions'],
+    ['a reserved name', [{ name: '__proto__', type: 'string', source: { metadata: 'a' } }], 'fields[0].name is reserved'],
     ['a source with both keys', [{ name: 'x', type: 'int', source: { metadata: 'a', regex: 'b' } }], 'fields[0].source'],
     ['an empty metadata key', [{ name: 'x', type: 'int', source: { metadata: '' } }], 'fields[0].source'],
     ['a name declared twice', [{ name: 'x', type: 'int', source: { metadata: 'a' } }, { name: 'x', type: 'int', source: { metadata: 'b' } }], 'fields[1].name "x"'],
