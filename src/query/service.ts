@@ -110,19 +110,22 @@ export class QueryService {
   }
 
   /**
-   * Declares or re-declares fields in one transaction. Each gets a new version; when no live document
-   * is in its scope it is complete at once, else it is `pending` and returned for a backfill. `gate`
-   * runs inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
+   * Declares or re-declares fields in one transaction. A field declared again as it is (same type and
+   * source; the scope is part of its key) is left alone: same version, no backfill (DECISIONS.md), as
+   * apps declare their schema at every boot. Every other gets a new version; when no live document is
+   * in its scope it is complete at once, else it is `pending` and returned for a backfill. `gate` runs
+   * inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
    */
   async declare(tenant: string, fields: FieldDeclaration[], gate: (needBackfill: boolean) => void): Promise<BackfillRef[]> {
     const { schema } = this.engine;
     await this.waker.ensureAwake(tenant);
     const refs = await this.store.transaction(() => {
       const reader = this.engine.reader();
-      const needs = fields.map((f) => cardinality(this.engine.liveIn(reader, tenant, f.partition_scope)) > 0);
+      const changed = fields.filter((f) => !unchanged(schema.get(tenant, f.partition_scope, f.name), f));
+      const needs = changed.map((f) => cardinality(this.engine.liveIn(reader, tenant, f.partition_scope)) > 0);
       gate(needs.some(Boolean));
       const refs: BackfillRef[] = [];
-      for (const [i, f] of fields.entries()) {
+      for (const [i, f] of changed.entries()) {
         const existing = schema.get(tenant, f.partition_scope, f.name);
         const ver = schema.mintVersion(tenant);
         const def = { ver, type: f.type, source: f.source };
@@ -219,3 +222,12 @@ export class QueryService {
   }
 }
 
+/**
+ * Whether a declaration repeats the field's current definition. A definition whose backfill failed
+ * counts as changed, so declaring it again is how a caller retries that backfill.
+ */
+function unchanged(existing: FieldRecord | undefined, f: FieldDeclaration): boolean {
+  if (!existing || existing.type !== f.type || existing.backfill.startsWith('failed:')) return false;
+  const [a, b] = [existing.source, f.source];
+  return 'metadata' in a ? 'metadata' in b && a.metadata === b.metadata : 'regex' in b && a.regex === b.regex;
+}

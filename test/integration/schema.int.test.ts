@@ -59,6 +59,23 @@ describe('field schema routes', () => {
     expect((await svc.call('GET', '/v1/schema/fields')).body).toEqual(before);
   });
 
+  it('re-declaring a field as it is changes nothing, even with documents to backfill and no job engine', async () => {
+    const field = { name: 'same', type: 'int', source: { regex: 'n=(\\d+)' } };
+    const first = await put([field], KEYS.globex);
+    expect(first.status).toBe(200);
+    for (const n of [1, 2, 'x']) expect((await svc.call('POST', '/v1/documents?entity_id=u1', { key: KEYS.globex, body: { content: `n=${n}` } })).status).toBe(201);
+    const before = (await svc.call('GET', '/v1/schema/fields', { key: KEYS.globex })).body;
+    expect(before.fields).toEqual([{ ...field, partition_scope: null, coverage: 2, mismatch_count: 0, backfill: 'complete' }]);
+    // Apps declare their schema at every boot: the same definition needs no backfill, so no job engine.
+    const again = await put([field], KEYS.globex);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(before);
+    // A changed definition does need one, and this service runs without Temporal.
+    const changed = await put([{ ...field, type: 'string' }], KEYS.globex);
+    expect(changed.status).toBe(503);
+    expect((await svc.call('GET', '/v1/schema/fields', { key: KEYS.globex })).body).toEqual(before);
+  });
+
   it('refuses an empty fields array and a malformed name in the DELETE path', async () => {
     expect((await svc.call('PUT', '/v1/schema/fields', { body: { fields: [] } })).status).toBe(400);
     const del = await svc.call('DELETE', '/v1/schema/fields/bad%20name');
