@@ -76,6 +76,14 @@ describe('field schema routes', () => {
     expect((await svc.call('GET', '/v1/schema/fields', { key: KEYS.globex })).body).toEqual(before);
   });
 
+  it('DELETE of a field that is not declared is 404 saying so', async () => {
+    const res = await svc.call('DELETE', '/v1/schema/fields/nothing');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', error: 'field "nothing" is not declared tenant-wide' });
+    const scoped = await svc.call('DELETE', '/v1/schema/fields/nothing?partition=east', { key: KEYS.platform });
+    expect(scoped.body.error).toBe('field "nothing" is not declared in partition "east"');
+  });
+
   it('refuses an empty fields array and a malformed name in the DELETE path', async () => {
     expect((await svc.call('PUT', '/v1/schema/fields', { body: { fields: [] } })).status).toBe(400);
     const del = await svc.call('DELETE', '/v1/schema/fields/bad%20name');

@@ -59,10 +59,10 @@ function compileLeaf(leaf: Record<string, unknown>, path: string, resolve: Field
   const field = resolve(leaf.field);
   if (!field) throw invalidInput(`${path}.field: unknown field "${leaf.field}" (not declared, not built-in)`);
   const op = leaf.op;
-  if (typeof op !== 'string' || !(FILTER_OPS as readonly string[]).includes(op)) {
-    throw invalidInput(`${path}.op for field "${field.name}" must be one of ${FILTER_OPS.join(', ')}, got ${JSON.stringify(op)}`);
-  }
   const allowed = OPS_BY_TYPE[field.type];
+  if (typeof op !== 'string' || !(FILTER_OPS as readonly string[]).includes(op)) {
+    throw invalidInput(`${path}.op for field "${field.name}" (${field.type}) must be one of ${allowed.join(', ')}, got ${JSON.stringify(op)}`);
+  }
   if (!allowed.includes(op as FilterOp)) {
     throw invalidInput(`${path}.op "${op}" does not apply to field "${field.name}" of type ${field.type} (allowed: ${allowed.join(', ')})`);
   }
