@@ -5,7 +5,7 @@ export type MediaModality = 'image' | 'audio';
  * `file-type` names them by extension. MP4 audio may be sniffed as `m4a` or plain `mp4`; WebM and Ogg
  * audio share containers with video, so the container is what is checked.
  */
-const ACCEPTED: Record<string, { modality: MediaModality; sniffed: readonly string[] }> = {
+const ACCEPTED = new Map<string, { modality: MediaModality; sniffed: readonly string[] }>(Object.entries({
   'image/jpeg': { modality: 'image', sniffed: ['jpg'] },
   'image/png': { modality: 'image', sniffed: ['png'] },
   'image/webp': { modality: 'image', sniffed: ['webp'] },
@@ -19,9 +19,9 @@ const ACCEPTED: Record<string, { modality: MediaModality; sniffed: readonly stri
   'audio/webm': { modality: 'audio', sniffed: ['webm'] },
   'audio/ogg': { modality: 'audio', sniffed: ['ogg', 'opus', 'oga', 'spx'] },
   'audio/flac': { modality: 'audio', sniffed: ['flac'] },
-};
+}));
 
-export const ACCEPTED_MEDIA_TYPES: readonly string[] = Object.keys(ACCEPTED);
+export const ACCEPTED_MEDIA_TYPES: readonly string[] = [...ACCEPTED.keys()];
 
 /** Lower-cases a MIME type and drops parameters (`audio/ogg; codecs=opus` → `audio/ogg`). */
 export function normaliseMime(contentType: string): string {
@@ -36,7 +36,8 @@ export type MediaVerdict = { ok: true; contentType: string } | { ok: false; fiel
  */
 export function judgeMedia(modality: MediaModality, contentType: string, sniffedExt: string | undefined): MediaVerdict {
   const mime = normaliseMime(contentType);
-  const rule = ACCEPTED[mime];
+  // A Map: a caller's `constructor` is not a type, where an object would find Object's own member.
+  const rule = ACCEPTED.get(mime);
   if (!rule) {
     return { ok: false, field: 'content_type', message: `content_type must be one of ${ACCEPTED_MEDIA_TYPES.join(', ')}, got ${JSON.stringify(contentType.slice(0, 100))}` };
   }

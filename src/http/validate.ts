@@ -31,9 +31,19 @@ export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T,
   const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) return parseWith(schema, undefined, 'body');
   if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
-  const body: unknown = await coBody.json(ctx.req, { limit: limitBytes, strict: true });
+  const body = await coBody.json(ctx.req, { limit: limitBytes, strict: true }).catch(keepProtoKeys);
   assertWellFormedJson(body, (path) => formatPath(path) || 'body');
   return parseWith(schema, body, '');
+}
+
+/**
+ * co-body refuses a body with a `__proto__` key as if it were not JSON; parsed again by JSON.parse, where
+ * it is an own key like any other, the walk of `parseBody` refuses it naming where it is.
+ */
+function keepProtoKeys(error: unknown): unknown {
+  const raw = (error as { body?: unknown }).body;
+  if (!(error instanceof SyntaxError) || !/forbidden prototype property/.test(error.message) || typeof raw !== 'string') throw error;
+  return JSON.parse(raw);
 }
 
 function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {

@@ -24,7 +24,9 @@ interface Pending {
 /**
  * Refuses a parsed JSON value with a string or an object key that is not well-formed, naming its path:
  * `display_name contains a lone surrogate (U+DFFF at index 1); text must be well-formed Unicode`. The
- * walk is iterative: JSON nests as deep as the body limit allows, deeper than the call stack.
+ * walk is iterative: JSON nests as deep as the body limit allows, deeper than the call stack. It refuses
+ * the key `__proto__` too, by path: records (zod) and the store (msgpack) drop or rename it, so it could
+ * not be kept as sent.
  */
 export function assertWellFormedJson(value: unknown, describePath: (path: Step[]) => string): void {
   const stack: Pending[] = [{ value, parent: null, step: null }];
@@ -36,6 +38,7 @@ export function assertWellFormedJson(value: unknown, describePath: (path: Step[]
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: item, step: i });
     } else if (v !== null && typeof v === 'object') {
       for (const [key, child] of Object.entries(v)) {
+        if (key === '__proto__') throw invalidInput(`${describePath(pathOf(item))} has the key "__proto__", which is reserved (it names the JavaScript prototype); rename it`);
         if (!key.isWellFormed()) {
           throw invalidInput(`${describePath(pathOf(item))} has a key ${JSON.stringify(key.slice(0, 64))} with ${describeLoneSurrogate(key)}; ${RULE}`);
         }

@@ -4,6 +4,7 @@ import type { BackfillRef } from '../jobs/contract.js';
 import type { Store } from '../store/lmdb.js';
 import { QueryEngine } from './engine.js';
 import type { QueryContext } from './exec/filter.js';
+import { storedFieldValues } from './exec/document-fields.js';
 import { groupsJson, type GroupJson } from './exec/groups.js';
 import type { QueryRequest } from './plan/compile.js';
 import type { QueryCaps } from './plan/types.js';
@@ -15,8 +16,8 @@ import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js'
 
 // The public surface of src/query: everything outside imports from this file only.
 export { AGGREGATE_OPS } from './plan/types.js';
-export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH } from './schema/types.js';
-export { regexError } from './schema/extract.js';
+export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, RESERVED_FIELD_NAMES } from './schema/types.js';
+export { patternError } from './schema/pattern.js';
 export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 
 export interface FieldDeclaration {
@@ -88,15 +89,15 @@ export class QueryService {
     const docs = this.documents.getMany(refs).filter((doc) => doc !== undefined);
     return {
       mode: 'documents',
-      documents: docs.map((doc) => ({ doc, fields: this.documentFields(doc) })),
+      documents: docs.map((doc) => ({ doc, fields: this.documentFields(doc, reader) })),
       total: page.total,
       has_more: query.offset + page.docNos.length < page.total,
     };
   }
 
-  /** The declared field values of a document, as document records show them. */
-  documentFields(doc: StoredDocument): DocumentFieldValues {
-    return this.engine.writer.documentFields(doc);
+  /** The declared field values of a document, as document records show them (`storedFieldValues`). */
+  documentFields(doc: StoredDocument, reader = this.engine.reader()): DocumentFieldValues {
+    return storedFieldValues(this.engine.schema, reader, doc, this.engine.writer.docNumber(doc));
   }
 
   list(tenant: string, scope?: string | null): FieldListing[] {
@@ -109,19 +110,22 @@ export class QueryService {
   }
 
   /**
-   * Declares or re-declares fields in one transaction. Each gets a new version; when no live document
-   * is in its scope it is complete at once, else it is `pending` and returned for a backfill. `gate`
-   * runs inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
+   * Declares or re-declares fields in one transaction. A field declared again as it is (same type and
+   * source; the scope is part of its key) is left alone: same version, no backfill (DECISIONS.md), as
+   * apps declare their schema at every boot. Every other gets a new version; when no live document is
+   * in its scope it is complete at once, else it is `pending` and returned for a backfill. `gate` runs
+   * inside the transaction before any write, so it can refuse (throw) when backfills cannot run.
    */
   async declare(tenant: string, fields: FieldDeclaration[], gate: (needBackfill: boolean) => void): Promise<BackfillRef[]> {
     const { schema } = this.engine;
     await this.waker.ensureAwake(tenant);
     const refs = await this.store.transaction(() => {
       const reader = this.engine.reader();
-      const needs = fields.map((f) => cardinality(this.engine.liveIn(reader, tenant, f.partition_scope)) > 0);
+      const changed = fields.filter((f) => !unchanged(schema.get(tenant, f.partition_scope, f.name), f));
+      const needs = changed.map((f) => cardinality(this.engine.liveIn(reader, tenant, f.partition_scope)) > 0);
       gate(needs.some(Boolean));
       const refs: BackfillRef[] = [];
-      for (const [i, f] of fields.entries()) {
+      for (const [i, f] of changed.entries()) {
         const existing = schema.get(tenant, f.partition_scope, f.name);
         const ver = schema.mintVersion(tenant);
         const def = { ver, type: f.type, source: f.source };
@@ -216,4 +220,14 @@ export class QueryService {
       if (record?.next?.ver === ref.ver) this.engine.schema.put(ref.tenant, { ...record, backfill: `failed:${reason}` });
     });
   }
+}
+
+/**
+ * Whether a declaration repeats the field's current definition. A definition whose backfill failed
+ * counts as changed, so declaring it again is how a caller retries that backfill.
+ */
+function unchanged(existing: FieldRecord | undefined, f: FieldDeclaration): boolean {
+  if (!existing || existing.type !== f.type || existing.backfill.startsWith('failed:')) return false;
+  const [a, b] = [existing.source, f.source];
+  return 'metadata' in a ? 'metadata' in b && a.metadata === b.metadata : 'regex' in b && a.regex === b.regex;
 }

@@ -92,6 +92,26 @@ describe('field backfill workflow (in-process worker)', () => {
     const groups = await svc.call('POST', '/v1/query', { body: { group_by: ['color'], aggregate: [{ op: 'count' }] } });
     expect(groups.body.groups.map((g: { keys: { color: string } }) => g.keys.color)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
   });
+
+  it('re-declaring an unchanged field starts no backfill and keeps its record; a changed one backfills again', async () => {
+    const client = new Client({ connection: temporal });
+    const handle = () => client.workflow.getHandle('backfill-field/acme//n').describe();
+    const declared = await field('n');
+    expect(declared.backfill).toBe('complete');
+    const { runId } = await handle();
+    const same = await svc.call('PUT', '/v1/schema/fields', { body: { fields: [{ name: 'n', type: 'int', source: { metadata: 'n' } }] } });
+    expect(same.status).toBe(200);
+    expect(same.body.fields.find((f: { name: string }) => f.name === 'n')).toEqual(declared);
+    expect((await handle()).runId).toBe(runId);
+    const q = await svc.call('POST', '/v1/query', { body: { filter: { field: 'n', op: 'lt', value: 10 }, sort: [{ by: 'n' }] } });
+    expect(q.body.documents.map((d: { fields: { n: number } }) => d.fields.n)).toEqual([1, 2, 3, 4, 6, 8, 9]);
+
+    const changed = await svc.call('PUT', '/v1/schema/fields', { body: { fields: [{ name: 'n', type: 'float', source: { metadata: 'n' } }] } });
+    expect(changed.body.fields.find((f: { name: string }) => f.name === 'n').backfill).toMatch(/^(pending|running:\d+\/300)$/);
+    expect((await handle()).runId).not.toBe(runId);
+    const done = await until(() => field('n'), (f) => f.backfill === 'complete');
+    expect([done.type, done.coverage, done.mismatch_count]).toEqual(['float', declared.coverage, declared.mismatch_count]);
+  });
 });
 
 describe('field backfill survives a worker killed mid-run', () => {
@@ -134,7 +154,10 @@ describe('field backfill survives a worker killed mid-run', () => {
     for (let i = 0; i < COUNT; i += 50) {
       await Promise.all(Array.from({ length: Math.min(50, COUNT - i) }, (_, k) => call(child!.url, 'POST', `/v1/documents?entity_id=u${(i + k) % 3}`, docBody(i + k))));
     }
-    expect((await call(child.url, 'PUT', '/v1/schema/fields', { fields: [{ name: 'n', type: 'int', source: { metadata: 'n' } }] })).status).toBe(200);
+    // The tenant is dormant until this first declaration, which indexes its 3,000 documents in pages
+    // of BACKFILL_PAGE_SIZE (1 here) and answers 503 while that takes longer than QUERY_WAKE_WAIT_MS.
+    const declare = () => call(child!.url, 'PUT', '/v1/schema/fields', { fields: [{ name: 'n', type: 'int', source: { metadata: 'n' } }] });
+    expect((await until(declare, (r) => r.status !== 503)).status).toBe(200);
     // Killed well after the first heartbeats (throttled to 0.8 x 500 ms) have reached the server.
     const running = await until(() => field(child!.url), (f) => progress(f.backfill) >= 1);
     const since = Date.now();

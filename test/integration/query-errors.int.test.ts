@@ -80,6 +80,30 @@ describe('POST /v1/query: every 400 invalid_input names the offending field', ()
   });
 });
 
+describe('POST /v1/query: an operator refusal lists the operators of the field\'s own type', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+    expect((await svc.call('PUT', '/v1/schema/fields', { body: { fields: FIELDS } })).status).toBe(200);
+  });
+  afterAll(async () => svc?.stop());
+
+  it.each([
+    ['priority', 'int', 'prefix', 'eq, neq, in, gt, gte, lt, lte, between, exists'],
+    ['price', 'float', 'contains', 'eq, neq, in, gt, gte, lt, lte, between, exists'],
+    ['due', 'datetime', 'prefix', 'eq, neq, in, gt, gte, lt, lte, between, exists'],
+    ['urgent', 'bool', 'gt', 'eq, neq, in, exists'],
+    ['labels', 'string_list', 'eq', 'contains, in, exists'],
+  ])('%s (%s): an unknown operator and %s both list exactly: %s', async (field, type, foreignOp, ops) => {
+    const unknown = await svc.call('POST', '/v1/query', { body: leaf(field, 'like', 'a%') });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toBe(`filter.op for field "${field}" (${type}) must be one of ${ops}, got "like"`);
+    const foreign = await svc.call('POST', '/v1/query', { body: leaf(field, foreignOp, 'a') });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toBe(`filter.op "${foreignOp}" does not apply to field "${field}" of type ${type} (allowed: ${ops})`);
+  });
+});
+
 describe('POST /v1/query: caps (configurable) are 400 with advice, never a truncated answer', () => {
   let svc: TestService;
   beforeAll(async () => {

@@ -100,9 +100,12 @@ describe('field schema and POST /v1/query', () => {
     const count = async () => (await query({ filter: { field: 'status', op: 'eq', value: 'open' } })).total;
     const coverage = async () => (await svc.call('GET', '/v1/schema/fields')).body.fields.find((f: { name: string }) => f.name === 'status').coverage;
     expect([await count(), await coverage()]).toEqual([2, 5]);
-    expect((await svc.call('DELETE', `/v1/documents/${ids.a}?entity_id=u1`)).status).toBe(200);
+    // A record's `fields` are what the indexes hold: none while it is soft-deleted, all again once restored.
+    const deleted = await svc.call('DELETE', `/v1/documents/${ids.a}?entity_id=u1`);
+    expect([deleted.status, deleted.body.fields]).toEqual([200, {}]);
     expect([await count(), await coverage()]).toEqual([1, 4]);
-    expect((await svc.call('POST', `/v1/documents/${ids.a}/restore?entity_id=u1`)).status).toBe(200);
+    const restored = await svc.call('POST', `/v1/documents/${ids.a}/restore?entity_id=u1`);
+    expect([restored.status, restored.body.fields.ticket]).toEqual([200, 42]);
     expect([await count(), await coverage()]).toEqual([2, 5]);
     const b = await addDoc('f', { metadata: { status: 'open', priority: 'x' } });
     expect([await count(), await coverage()]).toEqual([3, 6]);

@@ -40,7 +40,12 @@ describe('field schema routes', () => {
     ['a built-in name', [{ name: 'created_at', type: 'datetime', source: { metadata: 'c' } }], 'fields[0].name'],
     ['a malformed name', [{ name: '9lives', type: 'int', source: { metadata: 'c' } }], 'fields[0].name'],
     ['an unknown type', [{ name: 'x', type: 'number', source: { metadata: 'c' } }], 'fields[0].type'],
-    ['an invalid regex', [{ name: 'x', type: 'int', source: { regex: '(unclosed' } }], 'fields[0].source'],
+    ['an invalid regex', [{ name: 'x', type: 'int', source: { regex: '(unclosed' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: missing closing )'],
+    ['a backreference', [{ name: 'ok', type: 'int', source: { metadata: 'a' } }, { name: 'x', type: 'string', source: { regex: '(a)\\1' } }], 'fields[1].source.regex is not a pattern the RE2 engine accepts: backreferences'],
+    ['a lookahead', [{ name: 'x', type: 'string', source: { regex: 'INV-(?=\\d)(\\w+)' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: lookahead'],
+    ['a lookbehind', [{ name: 'x', type: 'string', source: { regex: '(?<=\\$)\\d+' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: lookbehind'],
+    ['a pattern that compiles too large', [{ name: 'x', type: 'string', source: { regex: '(\\w{1,1000})!' } }], 'fields[0].source.regex is not a pattern the RE2 engine accepts: compiles to 2004 RE2 instructions'],
+    ['a reserved name', [{ name: '__proto__', type: 'string', source: { metadata: 'a' } }], 'fields[0].name is reserved'],
     ['a source with both keys', [{ name: 'x', type: 'int', source: { metadata: 'a', regex: 'b' } }], 'fields[0].source'],
     ['an empty metadata key', [{ name: 'x', type: 'int', source: { metadata: '' } }], 'fields[0].source'],
     ['a name declared twice', [{ name: 'x', type: 'int', source: { metadata: 'a' } }, { name: 'x', type: 'int', source: { metadata: 'b' } }], 'fields[1].name "x"'],
@@ -52,6 +57,31 @@ describe('field schema routes', () => {
     expect(res.body.code).toBe('invalid_input');
     expect(res.body.error).toContain(names);
     expect((await svc.call('GET', '/v1/schema/fields')).body).toEqual(before);
+  });
+
+  it('re-declaring a field as it is changes nothing, even with documents to backfill and no job engine', async () => {
+    const field = { name: 'same', type: 'int', source: { regex: 'n=(\\d+)' } };
+    const first = await put([field], KEYS.globex);
+    expect(first.status).toBe(200);
+    for (const n of [1, 2, 'x']) expect((await svc.call('POST', '/v1/documents?entity_id=u1', { key: KEYS.globex, body: { content: `n=${n}` } })).status).toBe(201);
+    const before = (await svc.call('GET', '/v1/schema/fields', { key: KEYS.globex })).body;
+    expect(before.fields).toEqual([{ ...field, partition_scope: null, coverage: 2, mismatch_count: 0, backfill: 'complete' }]);
+    // Apps declare their schema at every boot: the same definition needs no backfill, so no job engine.
+    const again = await put([field], KEYS.globex);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(before);
+    // A changed definition does need one, and this service runs without Temporal.
+    const changed = await put([{ ...field, type: 'string' }], KEYS.globex);
+    expect(changed.status).toBe(503);
+    expect((await svc.call('GET', '/v1/schema/fields', { key: KEYS.globex })).body).toEqual(before);
+  });
+
+  it('DELETE of a field that is not declared is 404 saying so', async () => {
+    const res = await svc.call('DELETE', '/v1/schema/fields/nothing');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', error: 'field "nothing" is not declared tenant-wide' });
+    const scoped = await svc.call('DELETE', '/v1/schema/fields/nothing?partition=east', { key: KEYS.platform });
+    expect(scoped.body.error).toBe('field "nothing" is not declared in partition "east"');
   });
 
   it('refuses an empty fields array and a malformed name in the DELETE path', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractField, regexError } from '../../src/query/schema/extract.js';
+import { extractField } from '../../src/query/schema/extract.js';
+import { MAX_PATTERN_INSTRUCTIONS, PATTERN_TEXT_WINDOW, patternError, patternText } from '../../src/query/schema/pattern.js';
 
 const doc = (content: string | null, metadata: Record<string, string | number | boolean | null> = {}, derived: string | null = null) => ({
   content,
@@ -48,14 +49,55 @@ describe('extractField', () => {
   });
 });
 
-describe('regexError', () => {
-  it('accepts a valid pattern and explains an invalid one', () => {
-    expect(regexError('a(b)c')).toBeNull();
-    expect(regexError('a(b')).toMatch(/Invalid regular expression/);
+describe('regex sources run on RE2 (linear time)', () => {
+  const CATASTROPHIC = ['((a+))+$', '(a|a)*$', '(\\w+\\s?)*$', '^(a+|b)+$'];
+
+  it.each(CATASTROPHIC)('accepts %s and reads a value like JavaScript would, from text that makes a backtracking engine explode', (pattern) => {
+    expect(patternError(pattern)).toBeNull();
+    // 100 a's then '!': a backtracking engine tries ~2^100 ways before failing; RE2 reads it once.
+    expect(extractField(doc(`${'a'.repeat(100)}!`), { type: 'string', source: { regex: pattern } })).toEqual({ kind: 'missing' });
+    const text = 'a'.repeat(20);
+    const native = new RegExp(pattern, 'u').exec(text)!;
+    expect(extractField(doc(text), { type: 'string', source: { regex: pattern } })).toEqual({ kind: 'value', value: native[1] });
   });
 
-  it('refuses nested quantifiers, which can backtrack catastrophically on every write', () => {
-    for (const p of ['(a+)+$', '(\\w*)*x', '(x{1,9}){2,}']) expect(regexError(p), p).toMatch(/catastrophic/);
-    for (const p of ['(a+)b+', 'INV-(\\d+)', '(?:ab)+', '\\(a+\\)+']) expect(regexError(p), p).toBeNull();
+  it('keeps JavaScript semantics for the first capture group, group-less patterns and every match of a list', () => {
+    for (const [pattern, text] of [['(x)?(\\d+)', 'ab 12'], ['n=(\\d+)|id=(\\w+)', 'id=q n=4'], ['\\p{L}+', '12 héllo'], ['(?i)inv-(\\d+)', 'INV-7']] as const) {
+      const native = new RegExp(pattern.replace('(?i)', ''), pattern.startsWith('(?i)') ? 'iu' : 'u').exec(text)!;
+      const expected = native.length > 1 ? native[1] : native[0];
+      expect(extractField(doc(text), { type: 'string', source: { regex: pattern } }), pattern).toEqual(expected === undefined ? { kind: 'missing' } : { kind: 'value', value: expected });
+    }
+    expect(extractField(doc('x🙂y🙂'), { type: 'string_list', source: { regex: '🙂|y' } })).toEqual({ kind: 'value', value: ['🙂', 'y'] });
+  });
+
+  it('refuses what RE2 cannot compile and says which feature is missing', () => {
+    expect(patternError('a(b')).toMatch(/missing closing \)/);
+    expect(patternError('(a)\\1')).toMatch(/^backreferences/);
+    expect(patternError('(?<n>a)\\k<n>')).toMatch(/^backreferences/);
+    expect(patternError('a(?=b)')).toMatch(/^lookahead/);
+    expect(patternError('a(?!b)')).toMatch(/^lookahead/);
+    expect(patternError('(?<=a)b')).toMatch(/^lookbehind/);
+    expect(patternError('\\u0041')).toMatch(/\\x\{41\}/);
+    expect(patternError('a{1001}')).toMatch(/repeat count/);
+  });
+
+  it('refuses a pattern whose compiled program is too large, since matching time grows with it', () => {
+    expect(patternError('(\\w{1,60})!')).toBeNull();
+    expect(patternError('(\\w{1,1000})!')).toBe(
+      `compiles to 2004 RE2 instructions, more than ${MAX_PATTERN_INSTRUCTIONS}; counted repetitions such as {1,1000} and long alternations make it large, shorten them`,
+    );
+  });
+
+  it('reads the first PATTERN_TEXT_WINDOW code units of the text, never half a surrogate pair', () => {
+    const pad = 'x'.repeat(PATTERN_TEXT_WINDOW - 8);
+    expect(extractField(doc(`${pad}INV-42 `), { type: 'int', source: { regex: 'INV-(\\d+)' } })).toEqual({ kind: 'value', value: 42 });
+    expect(extractField(doc(`${pad}xxxxxxxxINV-42`), { type: 'int', source: { regex: 'INV-(\\d+)' } })).toEqual({ kind: 'missing' });
+    expect(extractField(doc(`${pad}xx#a #b #c`), { type: 'string_list', source: { regex: '#(\\w)' } })).toEqual({ kind: 'value', value: ['a', 'b'] });
+    expect(patternText(`${'x'.repeat(PATTERN_TEXT_WINDOW - 1)}🙂`)).toBe('x'.repeat(PATTERN_TEXT_WINDOW - 1));
+    expect(patternText(`${'x'.repeat(PATTERN_TEXT_WINDOW - 2)}🙂`)).toBe(`${'x'.repeat(PATTERN_TEXT_WINDOW - 2)}🙂`);
+  });
+
+  it('a stored pattern RE2 cannot compile (declared before RE2) reads as missing', () => {
+    expect(extractField(doc('ab'), { type: 'string', source: { regex: 'a(?=b)' } }, null)).toEqual({ kind: 'missing' });
   });
 });

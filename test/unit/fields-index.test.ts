@@ -150,6 +150,34 @@ describe('field index hook: coverage and mismatch_count stay exact as documents 
     expect(count({ field: 'n', op: 'eq', value: 'bad' })).toBeGreaterThan(0);
   });
 
+  it('re-declaring an unchanged definition keeps its version and asks for no backfill; after a failed backfill it asks again', async () => {
+    const record = () => engine.schema.get('t', null, 'n')!;
+    const before = record();
+    expect(before.backfill).toBe('complete');
+    const gates: boolean[] = [];
+    const refs = await fields.declare('t', [{ name: 'n', type: before.type, source: before.source, partition_scope: null }], (needed) => gates.push(needed));
+    expect([refs, gates, record()]).toEqual([[], [false], before]);
+    // Same name and type, another source: a new version to backfill.
+    const [changed] = await fields.declare('t', [{ name: 'n', type: before.type, source: { regex: '(\\d+)' }, partition_scope: null }], () => {});
+    expect(changed!.ver).not.toBe(before.active!.ver);
+    await fields.backfillFailed(changed!, 'boom');
+    const [retry] = await fields.declare('t', [{ name: 'n', type: before.type, source: { regex: '(\\d+)' }, partition_scope: null }], () => {});
+    expect(retry!.ver).not.toBe(changed!.ver);
+    expect(record().backfill).toBe('pending');
+  });
+
+  it('a stored pattern RE2 cannot compile (declared before RE2) reads as missing and never fails a write', async () => {
+    await store.transaction(() => {
+      const ver = engine.schema.mintVersion('t');
+      const def = { ver, type: 'string' as const, source: { regex: 'body (?=1)(\\d+)' } };
+      engine.schema.put('t', { name: 'legacy', partition_scope: null, ...def, active: def, next: null, backfill: 'complete' });
+    });
+    const d = doc(1000, 1);
+    await store.transaction(() => fields.writer.onDocumentWrite(undefined, d));
+    expect(fields.documentFields(d)).not.toHaveProperty('legacy');
+    expect(fields.list('t').find((f) => f.name === 'legacy')!.coverage).toBe(0);
+  });
+
   it('deleting a field removes its index entries, in bounded transactions', async () => {
     const ver = engine.schema.get('t', null, 'n2')!.active!.ver;
     const entries = () => ['p', 's', 'c'].reduce((n, tag) => n + [...engine.db.bin.getKeys({ start: ['t', tag, ver], end: ['t', tag, ver, '\u{10ffff}'] })].length, 0);

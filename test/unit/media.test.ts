@@ -29,6 +29,7 @@ describe('media rules', () => {
 
   it('names the field that disagrees', () => {
     expect(judgeMedia('image', 'image/bmp', 'bmp')).toMatchObject({ ok: false, field: 'content_type' });
+    for (const member of ['constructor', '__proto__', 'hasownproperty']) expect(judgeMedia('image', member, 'png'), member).toMatchObject({ ok: false, field: 'content_type' });
     expect(judgeMedia('audio', 'image/png', 'png')).toMatchObject({ ok: false, field: 'modality' });
     expect(judgeMedia('image', 'image/jpeg', 'png')).toMatchObject({ ok: false, field: 'data_base64' });
     expect(judgeMedia('image', 'image/png', undefined)).toMatchObject({ ok: false, field: 'data_base64' });

@@ -1,4 +1,4 @@
-import { invalidInput, notFound, unavailable } from '../../errors.js';
+import { AppError, invalidInput, unavailable } from '../../errors.js';
 import type { FieldListing, QueryService } from '../../query/service.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
@@ -52,7 +52,9 @@ export function registerSchemaRoutes(router: AppRouter, deps: AppDeps): void {
   router.delete('/schema/fields/:name', async (ctx) => {
     const scope = tenantScope(ctx.state.principal, parseQuery(ctx, SchemaQuerySchema).partition);
     const name = parseParam(ctx.params.name, 'name', FieldNameSchema);
-    if (!(await fields().remove(scope.tenant, scope.partition, name))) throw notFound(`field ${name} is not declared`);
+    if (!(await fields().remove(scope.tenant, scope.partition, name))) {
+      throw new AppError('not_found', `field "${name}" is not declared${scope.partition === null ? ' tenant-wide' : ` in partition "${scope.partition}"`}`);
+    }
     ctx.body = { fields: fields().list(scope.tenant, scope.partition ?? undefined).map(fieldJson) };
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, regexError } from '../../query/service.js';
+import { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, patternError, RESERVED_FIELD_NAMES } from '../../query/service.js';
 import { PartitionSchema } from './common.js';
 
 export const MAX_FIELDS_PER_PUT = 64;
@@ -7,7 +7,8 @@ export const MAX_FIELDS_PER_PUT = 64;
 export const FieldNameSchema = z
   .string()
   .regex(FIELD_NAME_PATTERN, FIELD_NAME_RULE)
-  .refine((name) => !isBuiltinField(name), { message: 'is a built-in field name; choose another name' });
+  .refine((name) => !isBuiltinField(name), { message: 'is a built-in field name; choose another name' })
+  .refine((name) => !RESERVED_FIELD_NAMES.has(name), { message: 'is reserved (a member of JavaScript objects, such as __proto__ or constructor); choose another name' });
 
 const FieldSourceSchema = z.union([
   z.strictObject({ metadata: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters') }),
@@ -17,8 +18,8 @@ const FieldSourceSchema = z.union([
       .min(1, 'must not be empty')
       .max(MAX_REGEX_LENGTH, `must be at most ${MAX_REGEX_LENGTH} characters`)
       .superRefine((pattern, ctx) => {
-        const error = regexError(pattern);
-        if (error) ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${error}` });
+        const error = patternError(pattern);
+        if (error) ctx.addIssue({ code: 'custom', message: `is not a pattern the RE2 engine accepts: ${error}` });
       }),
   }),
 ], { error: 'must be { metadata: <key> } or { regex: <pattern> }' });

@@ -1,3 +1,4 @@
+import { prototypeFree } from '../../domain/prototype-free.js';
 import { GroupAccumulator } from '../plan/aggregate.js';
 import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
 import { toJsonValue } from '../schema/coerce.js';
@@ -44,8 +45,8 @@ export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract
 export function groupsJson(rows: GroupResult['rows'], groupBy: ResolvedField[], aggregates: CompiledAggregate[]): GroupJson[] {
   const value = (v: DocValue, field: ResolvedField | null) => (v === null || field === null ? v : toJsonValue(v, field.type));
   return rows.map((row) => ({
-    keys: Object.fromEntries(groupBy.map((f, i) => [f.name, value(row.keys[i] ?? null, f)])),
-    aggregates: Object.fromEntries(
+    keys: prototypeFree(groupBy.map((f, i) => [f.name, value(row.keys[i] ?? null, f)])),
+    aggregates: prototypeFree(
       aggregates.map((a, i) => [a.as, (a.op === 'min' || a.op === 'max') && a.field?.type === 'datetime' ? value(row.values[i] ?? null, a.field) : (row.values[i] ?? null)]),
     ),
   }));

@@ -37,13 +37,13 @@ function compileNode(node: unknown, path: string, depth: number, resolve: FieldR
   const keys = Object.keys(node);
   const record = node as Record<string, unknown>;
   for (const combinator of ['and', 'or'] as const) {
-    if (!(combinator in record)) continue;
+    if (!Object.hasOwn(record, combinator)) continue;
     if (keys.length !== 1) throw invalidInput(`${path} with "${combinator}" must have no other keys, got ${keys.join(', ')}`);
     const items = record[combinator];
     if (!Array.isArray(items) || items.length === 0) throw invalidInput(`${path}.${combinator} must be a non-empty array of filters`);
     return { kind: combinator, items: items.map((item, i) => compileNode(item, `${path}.${combinator}[${i}]`, depth + 1, resolve, state)) };
   }
-  if ('not' in record) {
+  if (Object.hasOwn(record, 'not')) {
     if (keys.length !== 1) throw invalidInput(`${path} with "not" must have no other keys, got ${keys.join(', ')}`);
     return { kind: 'not', item: compileNode(record.not, `${path}.not`, depth + 1, resolve, state) };
   }
@@ -59,14 +59,14 @@ function compileLeaf(leaf: Record<string, unknown>, path: string, resolve: Field
   const field = resolve(leaf.field);
   if (!field) throw invalidInput(`${path}.field: unknown field "${leaf.field}" (not declared, not built-in)`);
   const op = leaf.op;
-  if (typeof op !== 'string' || !(FILTER_OPS as readonly string[]).includes(op)) {
-    throw invalidInput(`${path}.op for field "${field.name}" must be one of ${FILTER_OPS.join(', ')}, got ${JSON.stringify(op)}`);
-  }
   const allowed = OPS_BY_TYPE[field.type];
+  if (typeof op !== 'string' || !(FILTER_OPS as readonly string[]).includes(op)) {
+    throw invalidInput(`${path}.op for field "${field.name}" (${field.type}) must be one of ${allowed.join(', ')}, got ${JSON.stringify(op)}`);
+  }
   if (!allowed.includes(op as FilterOp)) {
     throw invalidInput(`${path}.op "${op}" does not apply to field "${field.name}" of type ${field.type} (allowed: ${allowed.join(', ')})`);
   }
-  if (!('value' in leaf)) throw invalidInput(`${path}.value is required for field "${field.name}"`);
+  if (!Object.hasOwn(leaf, 'value')) throw invalidInput(`${path}.value is required for field "${field.name}"`);
   const at = `${path}.value for field "${field.name}" (${field.type})`;
   const value = leaf.value;
   switch (op as FilterOp) {

@@ -36,5 +36,26 @@ export function isBuiltinField(name: string): name is BuiltinField {
 }
 
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * Names a field may not take: the members of `Object.prototype` and `prototype`. Field names become
+ * keys of JSON objects (`fields` of a document, `keys` of a group) in every client, where such a key
+ * is dropped (`__proto__` replaces the prototype instead) or shadows a member the client relies on.
+ */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 export const FIELD_NAME_RULE = 'must start with a letter or underscore and hold at most 64 letters, digits or underscores';
 export const MAX_REGEX_LENGTH = 512;

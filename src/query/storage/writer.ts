@@ -1,7 +1,7 @@
-import type { DocumentFieldValues, DocumentWriteHook, StoredDocument } from '../../domain/documents.js';
+import type { DocumentWriteHook, StoredDocument } from '../../domain/documents.js';
 import type { DocValue } from '../plan/types.js';
-import { toJsonValue } from '../schema/coerce.js';
-import { compileSource, extractField } from '../schema/extract.js';
+import { extractField } from '../schema/extract.js';
+import { compilePattern, PatternError, type FieldPattern } from '../schema/pattern.js';
 import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
 import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
@@ -19,7 +19,8 @@ const BUILTIN_VERSIONS = (Object.keys(BUILTIN_FIELDS) as BuiltinField[]).map((na
  * the column and replaces it: the same call serves inserts, updates, deletes and (idempotent) backfills.
  */
 export class FieldWriter implements DocumentWriteHook {
-  private readonly regexes = new Map<string, RegExp>();
+  /** Compiled patterns by source; null for a stored one fields may no longer use (declared before RE2). */
+  private readonly patterns = new Map<string, FieldPattern | null>();
 
   constructor(
     private readonly db: IndexDb,
@@ -58,19 +59,6 @@ export class FieldWriter implements DocumentWriteHook {
     this.setValue(batch, doc.tenant, docNo, version.ver, version.type, live ? this.extract(doc, version) : { kind: 'missing' });
   }
 
-  /** The declared field values of a document, as document records show them. */
-  documentFields(doc: StoredDocument): DocumentFieldValues {
-    const out: DocumentFieldValues = {};
-    for (const f of this.schema.list(doc.tenant)) {
-      const def = f.active ?? f.next;
-      if (!def || (f.partition_scope !== null && f.partition_scope !== doc.partition)) continue;
-      if (f.partition_scope === null && doc.partition !== null && this.schema.get(doc.tenant, doc.partition, f.name)) continue;
-      const r = this.extract(doc, { ...def, partition_scope: f.partition_scope });
-      if (r.kind === 'value') out[f.name] = toJsonValue(r.value, def.type);
-    }
-    return out;
-  }
-
   docNumber(doc: Pick<StoredDocument, 'tenant' | 'partition' | 'entity_id' | 'doc_id'>): number | undefined {
     return this.db.meta.get(docNoKey(doc)) as number | undefined;
   }
@@ -97,12 +85,21 @@ export class FieldWriter implements DocumentWriteHook {
   }
 
   private extract(doc: StoredDocument, v: WritableVersion): Extracted {
-    let regex: RegExp | undefined;
-    if ('regex' in v.source) {
-      regex = this.regexes.get(v.source.regex);
-      if (!regex) this.regexes.set(v.source.regex, (regex = compileSource(v.source.regex)));
+    return extractField(doc, v, 'regex' in v.source ? this.pattern(v.source.regex) : undefined);
+  }
+
+  private pattern(source: string): FieldPattern | null {
+    let compiled = this.patterns.get(source);
+    if (compiled === undefined) {
+      try {
+        compiled = compilePattern(source);
+      } catch (error) {
+        if (!(error instanceof PatternError)) throw error;
+        compiled = null;
+      }
+      this.patterns.set(source, compiled);
     }
-    return extractField(doc, v, regex);
+    return compiled;
   }
 
   private setValue(batch: WriteBatch, t: string, docNo: number, ver: string, type: FieldType, next: Extracted): void {
