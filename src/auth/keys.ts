@@ -1,8 +1,8 @@
 import { hash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { privateDir } from '../store/private-files.js';
+import { privateDir, writePrivateFile } from '../store/private-files.js';
 
 const RateLimitSchema = z.strictObject({
   per_second: z.number().positive(),
@@ -88,7 +88,7 @@ export class KeyRing implements KeyLookup {
     privateDir(dataDir);
     const file = join(dataDir, 'dev-api-key');
     const created = !existsSync(file);
-    if (created) writeFileSync(file, `${mintKey('dev')}\n`, { mode: 0o600 });
+    if (created) writePrivateFile(file, `${mintKey('dev')}\n`);
     const key = readFileSync(file, 'utf8').trim();
     return { ring: KeyRing.fromKeys([{ key, tenant: 'dev', principal: 'dev' }]), key, created };
   }

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { unavailable, type AppError } from '../errors.js';
 
 /** Seconds a client is told to wait before retrying a write the disk refused (an operator has to free space). */
 export const DISK_FULL_RETRY_AFTER_S = 30;
@@ -61,9 +61,5 @@ function storageUnavailable(cause: unknown): AppError {
   const message = full
     ? 'the server is out of disk space, so this write was not stored; retry once space has been freed'
     : 'the server could not write to its disk, so this write was not stored; retry later';
-  return new AppError('unavailable', message, {
-    cause,
-    expose: true,
-    headers: { 'Retry-After': String(DISK_FULL_RETRY_AFTER_S) },
-  });
+  return unavailable(message, cause, DISK_FULL_RETRY_AFTER_S);
 }
