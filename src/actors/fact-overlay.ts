@@ -56,6 +56,14 @@ export class FactOverlay {
     this.take(seq);
   }
 
+  /**
+   * Facts whose records were erased in a commit: readers no longer see them. The erasure runs with no
+   * write in flight (src/actors/owner-actor.ts), so no staged version of them remains to plan on.
+   */
+  forget(ids: readonly string[]): void {
+    for (const id of ids) this.committed.remove(id);
+  }
+
   readonly view: FactPlanningView = {
     get: (id) => {
       const staged = this.pending.get(id);

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ConsolidationReport } from '../domain/consolidation.js';
 import type { Entity, EntityInput } from '../domain/entities.js';
+import { erasedCounts, type ErasedCounts } from '../domain/entity-erasure.js';
 import type { FactIndex } from '../domain/fact-index.js';
 import type { Fact } from '../domain/facts.js';
 import type { Relationship, RelationshipInput } from '../domain/relationships.js';
@@ -38,7 +39,9 @@ export const ACTOR_BYTES = 2200;
  *   written as plain puts; they wait for the owner's earlier transactions to commit first, because they
  *   check entities and relationships in the committed snapshot;
  * - a fact command built on the owner's fact writes still in flight (even one that writes nothing) stands
- *   only once they have committed, and fails with them (src/actors/owner-facts.ts).
+ *   only once they have committed, and fails with them (src/actors/owner-facts.ts);
+ * - forgetting an entity first waits for the owner's fact writes in flight, then erases records of both
+ *   parts in one write transaction, and takes the erased facts out of memory once it has committed.
  * Reads (fact lists, document searches) use the parts directly, never the mailbox.
  */
 export class OwnerActor {
@@ -104,6 +107,23 @@ export class OwnerActor {
     return this.transaction((now) => this.graph.retractRelationship(id, now));
   }
 
+  /**
+   * Erases a node and everything that hangs on it (src/domain/entity-erasure.ts) in one LMDB transaction:
+   * all of it or, when the commit fails, nothing (the facts in memory then stay as they are, like LMDB).
+   * It decides on the facts LMDB holds: it waits until the fact writes in flight have settled, and the
+   * fact commands after it wait for its commit (as after any transaction), so none plans on an erased
+   * fact, or on a subject that is gone. Not found when the node does not exist in the scope.
+   */
+  forgetEntity(id: string): Promise<ErasedCounts> {
+    const erased = this.transaction(
+      () => this.graph.forgetEntity(id, (type, subject) => this.factsPart.committed.about(type, subject)),
+      // Loads the owner's facts (when they are not in memory) outside the write transaction.
+      () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
+      (erasure) => this.factsPart.forget(erasure.facts),
+    );
+    return erased.then(erasedCounts);
+  }
+
   assertFact(command: FactCommand): Promise<Fact> {
     return this.factCommand((now) => {
       this.graph.requireSubject(command.subject_type, command.subject_id);
@@ -138,16 +158,23 @@ export class OwnerActor {
     return this.documents.unload();
   }
 
-  /** Runs `decide` in this owner's order inside one write transaction, with the commit instant. */
-  private transaction<T>(decide: (now: number) => T): Promise<T> {
-    return this.mailbox.submit(
-      () => undefined,
-      () => {
-        const committed = this.deps.store.transaction(() => decide(this.deps.clock.now()));
-        this.lastTransaction = settled(committed);
-        return committed;
-      },
-    );
+  /**
+   * Runs `decide` in this owner's order inside one write transaction, with the commit instant, after
+   * `prepare`; `afterCommit` updates what the owner holds in memory before the next fact command plans.
+   */
+  private transaction<T>(
+    decide: (now: number) => T,
+    prepare: () => Promise<void> | void = () => undefined,
+    afterCommit: (decided: T) => void = () => undefined,
+  ): Promise<T> {
+    return this.mailbox.submit(prepare, () => {
+      const committed = this.deps.store.transaction(() => decide(this.deps.clock.now())).then((decided) => {
+        afterCommit(decided);
+        return decided;
+      });
+      this.lastTransaction = settled(committed);
+      return committed;
+    });
   }
 
   /** Runs a fact command in this owner's order; the facts part writes what it decided (see the class comment). */

@@ -157,6 +157,21 @@ export class OwnerFacts {
     });
   }
 
+  /**
+   * Resolves once every fact write issued so far has committed or failed and reached the index: from then
+   * on, with no command staging meanwhile, `committed` is exactly what LMDB holds.
+   */
+  writesApplied(): Promise<void> {
+    return this.lastApplied;
+  }
+
+  /** Takes facts whose records were erased (committed) out of the index readers see. */
+  forget(facts: readonly Fact[]): void {
+    if (facts.length === 0) return;
+    this.overlay().forget(facts.map((f) => f.fact_id));
+    this.resized();
+  }
+
   /** Drops the facts held in memory (the actor was evicted while idle); they are reloaded on next use. */
   unload(): void {
     this.loaded = undefined;

@@ -1,4 +1,5 @@
 import { upsertEntity, type Entity, type EntityInput } from '../domain/entities.js';
+import { planEntityErasure, type EntityErasure, type FactsAbout } from '../domain/entity-erasure.js';
 import type { SubjectType } from '../domain/facts.js';
 import { retractRelationship, upsertRelationship, type Relationship, type RelationshipInput } from '../domain/relationships.js';
 import { ownerFields, type Scope } from '../domain/scope.js';
@@ -39,6 +40,20 @@ export class OwnerGraph {
     const retracted = retractRelationship(edge, now);
     if (retracted !== edge) this.graph.putRelationship(this.scope, retracted);
     return retracted;
+  }
+
+  /**
+   * Removes a node, the edges from and to it and the facts about them (src/domain/entity-erasure.ts);
+   * `factsAbout` reads the owner's stored facts. Not found (before any write) when the node does not exist.
+   */
+  forgetEntity(id: string, factsAbout: FactsAbout): EntityErasure {
+    const entity = this.graph.getEntity(this.scope, id);
+    if (!entity) throw notFound(`memory entity ${id}`);
+    const erasure = planEntityErasure(entity, this.graph.relationshipsTouching(this.scope, id), factsAbout);
+    for (const fact of erasure.facts) this.graph.removeFact(this.scope, fact.fact_id);
+    for (const edge of erasure.relationships) this.graph.removeRelationship(this.scope, edge);
+    this.graph.removeEntity(this.scope, entity);
+    return erasure;
   }
 
   /** Throws not found unless a fact's entity or relationship subject exists (in the committed snapshot). */

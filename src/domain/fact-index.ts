@@ -13,7 +13,8 @@ export const NEIGHBOURS_BEFORE = 8;
 /**
  * One owner's facts in memory, ordered the way every fact listing reads them: by (`observed_at`, id).
  * A fact's key never changes (subject, predicate and `observed_at` are immutable); a new version of it
- * only replaces the record and, when it stops being active, leaves the active lists.
+ * only replaces the record and, when it stops being active, leaves the active lists. `remove` (forgetting)
+ * takes a fact out of every list, and drops the lists it leaves empty.
  *
  * Built from the owner's stored facts and kept current by `upsert`; knows nothing of storage.
  */
@@ -55,6 +56,26 @@ export class FactIndex {
       removeSorted(this.active, slot);
       slot.chain.active.delete(slot);
     }
+  }
+
+  /** Removes a fact, every version of it (it was erased); a fact not held is ignored. */
+  remove(id: string): void {
+    const slot = this.byId.get(id);
+    if (!slot) return;
+    const { subject_type, subject_id, predicate } = slot.fact;
+    this.byId.delete(id);
+    removeSorted(this.all, slot);
+    removeSorted(this.active, slot);
+    removeFrom(this.bySubject, subjectKey(subject_type, subject_id), slot);
+    removeFrom(this.byPredicate, predicate, slot);
+    slot.chain.active.delete(slot);
+    removeSorted(slot.chain.all, slot);
+    if (slot.chain.all.length === 0) this.byChain.delete(chainKey(subject_type, subject_id, predicate));
+  }
+
+  /** Every fact (any state) about one subject, newest first. */
+  about(subjectType: SubjectType, subjectId: string | null): Fact[] {
+    return descending(this.bySubject.get(subjectKey(subjectType, subjectId)) ?? [], () => true, Infinity);
   }
 
   /** Every active fact, newest first. */
@@ -177,6 +198,14 @@ function insertSorted(list: Slot[], slot: Slot): void {
 function removeSorted(list: Slot[], slot: Slot): void {
   const i = lowerBound(list, slot.fact.observed_at, slot.fact.fact_id);
   if (list[i] === slot) list.splice(i, 1);
+}
+
+/** Removes `slot` from the list under `key`, and the list itself once empty (forgotten subjects leave nothing). */
+function removeFrom(map: Map<string, Slot[]>, key: string, slot: Slot): void {
+  const list = map.get(key);
+  if (!list) return;
+  removeSorted(list, slot);
+  if (list.length === 0) map.delete(key);
 }
 
 /** Walks `list` from `end` (exclusive) down, keeping the matching facts, up to `limit`. */

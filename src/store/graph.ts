@@ -10,7 +10,8 @@ import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
  * The memory graph in LMDB. `putEntity` and `putRelationship` must run inside `Store.transaction` so a
  * record and its secondary entries commit together; readers see the last committed snapshot. Facts are
  * records only, queued as plain puts: their indexes are held in memory per owner
- * (src/actors/owner-facts.ts).
+ * (src/actors/owner-facts.ts). The `remove*` methods (forgetting) must also run inside `Store.transaction`,
+ * so a record leaves with its secondary entries; they address records by key only, never by their encoding.
  *
  * Secondary entries, under the owner's scope:
  *   e_created [created_at, id]          e_type [type, created_at, id]
@@ -35,6 +36,15 @@ export class GraphStore {
     this.store.index.put([...s, 'e_type', entity.entity_type, entity.created_at, id], true);
   }
 
+  /** Removes a node's record and its secondary entries (created_at and type never change once indexed). */
+  removeEntity(scope: Scope, entity: Entity): void {
+    const s = scopeKey(scope);
+    const id = entity.memory_entity_id;
+    this.store.records.remove([...s, 'ent', id]);
+    this.store.index.remove([...s, 'e_created', entity.created_at, id]);
+    this.store.index.remove([...s, 'e_type', entity.entity_type, entity.created_at, id]);
+  }
+
   listEntities(scope: Scope, query: { entity_type?: string | undefined; limit: number }): Entity[] {
     const s = scopeKey(scope);
     const prefix = query.entity_type === undefined ? [...s, 'e_created'] : [...s, 'e_type', query.entity_type];
@@ -54,6 +64,28 @@ export class GraphStore {
     this.store.index.put([...s, 'r_to', edge.to_entity_id, at, id], true);
     if (edge.invalid_from === null) this.store.index.put([...s, 'r_act', at, id], true);
     else this.store.index.remove([...s, 'r_act', at, id]);
+  }
+
+  /** Removes an edge's record and every secondary entry it may have (endpoints and observed_at are immutable). */
+  removeRelationship(scope: Scope, edge: Relationship): void {
+    const s = scopeKey(scope);
+    const { relationship_id: id, observed_at: at } = edge;
+    this.store.records.remove([...s, 'rel', id]);
+    this.store.index.remove([...s, 'r_obs', at, id]);
+    this.store.index.remove([...s, 'r_act', at, id]);
+    this.store.index.remove([...s, 'r_from', edge.from_entity_id, at, id]);
+    this.store.index.remove([...s, 'r_to', edge.to_entity_id, at, id]);
+  }
+
+  /** Every edge (any state) from or to a node, through the endpoint indexes; a self-loop comes twice. */
+  *relationshipsTouching(scope: Scope, entityId: string): Generator<Relationship> {
+    const s = scopeKey(scope);
+    for (const side of ['r_from', 'r_to']) {
+      for (const key of keysUnder(this.store.index, [...s, side, entityId])) {
+        const edge = this.getRelationship(scope, key[key.length - 1] as string);
+        if (edge) yield edge;
+      }
+    }
   }
 
   listRelationships(scope: Scope, query: RelationshipQuery): Relationship[] {
@@ -84,6 +116,11 @@ export class GraphStore {
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
     return committed(this.store.records.put([...scopeKey(scope), 'fact', fact.fact_id], fact));
+  }
+
+  /** Removes a fact record (every version: a fact's versions replace one record). */
+  removeFact(scope: Scope, id: string): void {
+    this.store.records.remove([...scopeKey(scope), 'fact', id]);
   }
 
   /** Every stored fact of the owner, in id order. */

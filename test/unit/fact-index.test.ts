@@ -59,6 +59,8 @@ const workload = fc.record({
     { maxLength: 60 },
   ),
   updates: fc.array(fc.record({ pick: fc.nat(), invalidAfter: fc.option(fc.integer({ min: 0, max: 20 }), { nil: null }) }), { maxLength: 30 }),
+  /** Facts erased (forgetting their subject) after the updates; the same pick twice removes one that is gone. */
+  removals: fc.array(fc.nat(), { maxLength: 25 }),
   queries: fc.array(
     fc.record({
       subject: fc.option(fc.integer({ min: 0, max: SUBJECTS.length - 1 }), { nil: undefined }),
@@ -72,9 +74,9 @@ const workload = fc.record({
 });
 
 describe('FactIndex', () => {
-  it('answers every listing exactly like a full scan, through inserts in any order and new versions', () => {
+  it('answers every listing exactly like a full scan, through inserts in any order, new versions and removals', () => {
     fc.assert(
-      fc.property(workload, ({ facts, updates, queries }) => {
+      fc.property(workload, ({ facts, updates, removals, queries }) => {
         const stored = new Map<string, Fact>();
         const index = new FactIndex();
         facts.forEach((f, i) => {
@@ -88,6 +90,14 @@ describe('FactIndex', () => {
           const next = { ...current, invalid_from: invalidAfter === null ? null : current.observed_at + invalidAfter };
           stored.set(next.fact_id, next);
           index.upsert(next);
+        }
+        const everId = [...stored.keys()];
+        for (const pick of removals) {
+          const id = everId[pick % Math.max(1, everId.length)];
+          if (id === undefined) continue;
+          stored.delete(id);
+          index.remove(id);
+          expect(index.get(id)).toBeUndefined();
         }
         const all = [...stored.values()];
         expect(index.size).toBe(all.length);
@@ -105,6 +115,9 @@ describe('FactIndex', () => {
           expect(ids(index.list(query))).toEqual(ids(referenceList(all, query)));
         }
         for (const [subjectType, subjectId] of SUBJECTS) {
+          expect(ids(index.about(subjectType, subjectId))).toEqual(
+            ids(referenceList(all, { subject_type: subjectType, subject_id: subjectId ?? undefined, include_inactive: true, limit: Infinity })),
+          );
           for (const predicate of PREDICATES) {
             const chain = all
               .filter((f) => f.subject_type === subjectType && f.subject_id === subjectId && f.predicate === predicate)
@@ -139,5 +152,21 @@ describe('FactIndex', () => {
     expect(index.list({ include_inactive: true, limit: 10 })).toEqual([retracted]);
     expect(index.list({ as_of: 12, limit: 10 })).toEqual([retracted]);
     expect(index.list({ as_of: 15, limit: 10 })).toEqual([]);
+  });
+
+  it('forgets a removed fact wholly: a later fact of the same subject and predicate starts a chain of its own', () => {
+    const first = fact(1, 1, 0, 10, null);
+    const index = new FactIndex([first, fact(2, 0, 0, 11, null)]);
+    index.remove(first.fact_id);
+    index.remove(first.fact_id); // already gone: nothing changes
+    expect(index.size).toBe(1);
+    expect(index.about('entity', 'e1')).toEqual([]);
+    expect(index.chain('entity', 'e1', 'color')).toEqual([]);
+    expect(index.neighbourhood('entity', 'e1', 'color', 20)).toEqual([]);
+    const later = fact(3, 1, 0, 5, null);
+    index.upsert(later);
+    expect(index.chain('entity', 'e1', 'color')).toEqual([later]);
+    expect(index.list({ subject_type: 'entity', subject_id: 'e1', include_inactive: true, limit: 10 })).toEqual([later]);
+    expect(ids(index.list({ limit: 10 }))).toEqual(['fact_0002', 'fact_0003']);
   });
 });

@@ -33,4 +33,11 @@ export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
     if (!entity) throw notFound(`memory entity ${id}`);
     ctx.body = entityJson(entity);
   });
+
+  /** Forgetting (not retraction): the node, its edges and the facts about them, with their history, are erased. */
+  router.delete('/memory/entities/:id', async (ctx) => {
+    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const id = parseParam(ctx.params.id, 'id', IdSchema);
+    ctx.body = { erased: await deps.actors.actorFor(scope).forgetEntity(id) };
+  });
 }
