@@ -61,7 +61,7 @@ export class FactOverlay {
    * write in flight (src/actors/owner-actor.ts), so no staged version of them remains to plan on.
    */
   forget(ids: readonly string[]): void {
-    for (const id of ids) this.committed.remove(id);
+    this.committed.remove(ids);
   }
 
   readonly view: FactPlanningView = {

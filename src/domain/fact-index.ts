@@ -14,7 +14,7 @@ export const NEIGHBOURS_BEFORE = 8;
  * One owner's facts in memory, ordered the way every fact listing reads them: by (`observed_at`, id).
  * A fact's key never changes (subject, predicate and `observed_at` are immutable); a new version of it
  * only replaces the record and, when it stops being active, leaves the active lists. `remove` (forgetting)
- * takes a fact out of every list, and drops the lists it leaves empty.
+ * takes facts out of every list, and drops the lists it leaves empty.
  *
  * Built from the owner's stored facts and kept current by `upsert`; knows nothing of storage.
  */
@@ -58,19 +58,36 @@ export class FactIndex {
     }
   }
 
-  /** Removes a fact, every version of it (it was erased); a fact not held is ignored. */
-  remove(id: string): void {
-    const slot = this.byId.get(id);
-    if (!slot) return;
-    const { subject_type, subject_id, predicate } = slot.fact;
-    this.byId.delete(id);
-    removeSorted(this.all, slot);
-    removeSorted(this.active, slot);
-    removeFrom(this.bySubject, subjectKey(subject_type, subject_id), slot);
-    removeFrom(this.byPredicate, predicate, slot);
-    slot.chain.active.delete(slot);
-    removeSorted(slot.chain.all, slot);
-    if (slot.chain.all.length === 0) this.byChain.delete(chainKey(subject_type, subject_id, predicate));
+  /**
+   * Removes facts, every version of them (they were erased); ids not held are ignored. One pass over each
+   * list they are in, however many are removed: forgetting a node with thousands of facts stays linear.
+   */
+  remove(ids: Iterable<string>): void {
+    const gone = new Set<Slot>();
+    const subjects = new Set<string>();
+    const predicates = new Set<string>();
+    const chains = new Map<string, Chain>();
+    for (const id of ids) {
+      const slot = this.byId.get(id);
+      if (!slot) continue;
+      const { subject_type, subject_id, predicate } = slot.fact;
+      this.byId.delete(id);
+      gone.add(slot);
+      subjects.add(subjectKey(subject_type, subject_id));
+      predicates.add(predicate);
+      chains.set(chainKey(subject_type, subject_id, predicate), slot.chain);
+      slot.chain.active.delete(slot);
+    }
+    if (gone.size === 0) return;
+    const kept = (slot: Slot) => !gone.has(slot);
+    keepOnly(this.all, kept);
+    keepOnly(this.active, kept);
+    for (const key of subjects) keepOnlyUnder(this.bySubject, key, kept);
+    for (const key of predicates) keepOnlyUnder(this.byPredicate, key, kept);
+    for (const [key, chain] of chains) {
+      keepOnly(chain.all, kept);
+      if (chain.all.length === 0) this.byChain.delete(key);
+    }
   }
 
   /** Every fact (any state) about one subject, newest first. */
@@ -200,11 +217,18 @@ function removeSorted(list: Slot[], slot: Slot): void {
   if (list[i] === slot) list.splice(i, 1);
 }
 
-/** Removes `slot` from the list under `key`, and the list itself once empty (forgotten subjects leave nothing). */
-function removeFrom(map: Map<string, Slot[]>, key: string, slot: Slot): void {
+/** Keeps, in place and in order, the slots of `list` that `kept` accepts. */
+function keepOnly(list: Slot[], kept: (slot: Slot) => boolean): void {
+  let to = 0;
+  for (const slot of list) if (kept(slot)) list[to++] = slot;
+  list.length = to;
+}
+
+/** `keepOnly` on the list under `key`, dropping the list once empty (forgotten subjects leave nothing). */
+function keepOnlyUnder(map: Map<string, Slot[]>, key: string, kept: (slot: Slot) => boolean): void {
   const list = map.get(key);
   if (!list) return;
-  removeSorted(list, slot);
+  keepOnly(list, kept);
   if (list.length === 0) map.delete(key);
 }
 

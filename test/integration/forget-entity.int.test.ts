@@ -194,6 +194,14 @@ describe('DELETE /v1/memory/entities/{id}', () => {
     expect(await readAll(MAIN)).toEqual(after);
   });
 
+  it('answers one of two forgets of the same node sent at once with what it erased, the other with 404', async () => {
+    const race: Scope = { key: KEYS.acme, owner: 'forget-race' };
+    await seed(race);
+    const answers = await Promise.all([1, 2].map(() => call(race, 'DELETE', `entities/ann?${q(race)}`)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+    expect(answers.find((a) => a.status === 200)!.body).toEqual({ erased: { entities: 1, relationships: 3, facts: 6 } });
+  });
+
   it('forgets in a partition of a multi-tenant key, leaving its other partition', async () => {
     const res = await call(PLATFORM, 'DELETE', `entities/ann?${q(PLATFORM)}`);
     expect(res.body).toEqual({ erased: { entities: 1, relationships: 3, facts: 6 } });

@@ -91,13 +91,15 @@ describe('FactIndex', () => {
           stored.set(next.fact_id, next);
           index.upsert(next);
         }
+        // Removed in two batches (a pick repeated, or in both, removes a fact already gone).
         const everId = [...stored.keys()];
-        for (const pick of removals) {
-          const id = everId[pick % Math.max(1, everId.length)];
-          if (id === undefined) continue;
-          stored.delete(id);
-          index.remove(id);
-          expect(index.get(id)).toBeUndefined();
+        const picked = removals.map((pick) => everId[pick % Math.max(1, everId.length)]).filter((id) => id !== undefined);
+        for (const batch of [picked.slice(0, picked.length >> 1), picked.slice(picked.length >> 2)]) {
+          index.remove(batch);
+          for (const id of batch) {
+            stored.delete(id);
+            expect(index.get(id)).toBeUndefined();
+          }
         }
         const all = [...stored.values()];
         expect(index.size).toBe(all.length);
@@ -157,8 +159,8 @@ describe('FactIndex', () => {
   it('forgets a removed fact wholly: a later fact of the same subject and predicate starts a chain of its own', () => {
     const first = fact(1, 1, 0, 10, null);
     const index = new FactIndex([first, fact(2, 0, 0, 11, null)]);
-    index.remove(first.fact_id);
-    index.remove(first.fact_id); // already gone: nothing changes
+    index.remove([first.fact_id, first.fact_id]);
+    index.remove([first.fact_id, 'fact_9999']); // already gone, never held: nothing changes
     expect(index.size).toBe(1);
     expect(index.about('entity', 'e1')).toEqual([]);
     expect(index.chain('entity', 'e1', 'color')).toEqual([]);
