@@ -2,11 +2,12 @@ import type { Activities } from '../src/jobs/contract.js';
 import { createBackfillFieldActivities } from './backfill-field.js';
 import { createCaptionMediaActivities } from './caption-media.js';
 import { createConsolidateActivities } from './consolidate.js';
+import { createEraseOwnerActivities } from './erase-owner.js';
 import type { ActivityPorts } from './ports.js';
 import { createReembedOwnerActivities } from './reembed-owner.js';
 import { createReembedSweepActivities } from './reembed-sweep.js';
 
-export type { ActivityPorts, FieldBackfillPort, JobStartPort, MediaPort, OwnersPort, ReembedPort } from './ports.js';
+export type { ActivityPorts, ErasurePort, FieldBackfillPort, JobStartPort, MediaPort, OwnerRunsPort, OwnersPort, ReembedPort } from './ports.js';
 
 /**
  * Every activity the worker registers: one factory per workflow, merged, each given the ports it uses.
@@ -20,5 +21,6 @@ export function createActivities(ports: ActivityPorts): Activities {
     ...createBackfillFieldActivities(ports),
     ...createReembedOwnerActivities(ports),
     ...createReembedSweepActivities(ports),
+    ...createEraseOwnerActivities(ports),
   };
 }

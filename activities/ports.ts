@@ -1,7 +1,7 @@
 import type { ConsolidationReport } from '../src/domain/consolidation.js';
 import type { StoredDocument } from '../src/domain/documents.js';
 import type { Scope } from '../src/domain/scope.js';
-import type { BackfillRef, ReembedProgress } from '../src/jobs/contract.js';
+import type { BackfillRef, ErasureRef, ReembedProgress } from '../src/jobs/contract.js';
 import type { MediaRoute } from '../src/config.js';
 
 /**
@@ -18,6 +18,24 @@ export interface ActivityPorts {
   reembed: ReembedPort;
   /** Starts durable jobs from inside an activity (the sweep starts owners' re-embedding); given by src/temporal. */
   starts: JobStartPort;
+  erasures: ErasurePort;
+  /** The owners' runs in the job engine; given by src/temporal. */
+  runs: OwnerRunsPort;
+}
+
+/** The steps of an owner's erasure, each reading the owner from the receipt's tombstone (OwnerErasures fits). */
+export interface ErasurePort {
+  begin(ref: ErasureRef): Promise<boolean>;
+  scopeOf(ref: ErasureRef): Scope;
+  purge(ref: ErasureRef, options: { maxMs: number; heartbeat: () => void }): Promise<{ finished: boolean }>;
+  count(ref: ErasureRef, counts: { workflow_runs: number }): Promise<void>;
+  complete(ref: ErasureRef): Promise<void>;
+  fail(ref: ErasureRef): Promise<void>;
+}
+
+export interface OwnerRunsPort {
+  /** Terminates (when running) and deletes every workflow run of the owner; returns how many it deleted. */
+  deleteOwnerRuns(scope: Scope, heartbeat: () => void): Promise<number>;
 }
 
 /** The owners' actors (ActorRegistry fits): consolidation and re-embedding pages run inside the owner's actor. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
+import { OwnerErasures } from './actors/owner-erasures.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyFileRing } from './auth/key-file.js';
 import { KeyRing, type KeyLookup } from './auth/keys.js';
@@ -19,6 +20,7 @@ import { BlobCipher, loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
+import { OwnerHolds } from './store/owner-holds.js';
 import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
@@ -57,25 +59,36 @@ export async function composeService(config: Config, options: ServiceOptions = {
   guardDataDir(config.dataDir, log);
   const store = openStore(config.dataDir, config.store.sync);
   const graph = new GraphStore(store);
-  const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake);
+  // Owners being erased or imported: invisible to every read (queries included), refusing every write.
+  const holds = new OwnerHolds(store);
+  const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake, (tenant) => holds.heldIn(tenant));
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
   // reaches the jobs once they exist (an index opens on a request or an activity, both after composition).
   const started: { jobs?: Jobs } = {};
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
-  const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
+  const actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors);
+  const erasures = new OwnerErasures({
+    holds,
+    clock,
+    // finalSteps: where per-owner steps that must follow the records (destroying a data key) plug in.
+    purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [] },
+    start: (erasure) => started.jobs?.requestErasure(erasure),
+  });
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
-  const activities = { ...activityPorts(config, actors, fields, staging), reembed };
+  const activities = { ...activityPorts(config, actors, fields, staging), reembed, erasures };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
   const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }));
+  // Erasures a previous process left under way go on (joining their runs), once Temporal is ready.
+  for (const erasure of erasures.open()) jobs.requestErasure(erasure);
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
-    store, graph, actors, keys, clock, log, jobs, documents, fields,
+    store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
     ownerDigest: ownerDigester(loadMasterKey(config.documents.encryptionKey, config.dataDir)),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
@@ -167,7 +180,7 @@ function reembedPort(store: Store, { embedding, indexes }: ReturnType<typeof cre
 }
 
 /** What the activities use, over this node's actors, field indexes and documents. */
-function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): Omit<ActivityPorts, 'starts' | 'reembed'> {
+function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): Omit<ActivityPorts, 'starts' | 'reembed' | 'erasures' | 'runs'> {
   return {
     owners: actors,
     fields,

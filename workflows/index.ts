@@ -6,3 +6,4 @@ export { consolidate } from './consolidate.js';
 export { backfillField } from './backfill-field.js';
 export { reembedOwner } from './reembed-owner.js';
 export { reembedSweep } from './reembed-sweep.js';
+export { eraseOwner } from './erase-owner.js';

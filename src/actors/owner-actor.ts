@@ -158,6 +158,12 @@ export class OwnerActor {
     return this.documents.unload();
   }
 
+  /** Drops the owner's state held in memory without writing anything back: the owner is being erased. */
+  discard(): Promise<void> {
+    this.factsPart.unload();
+    return this.documents.unload(false);
+  }
+
   /**
    * Runs `decide` in this owner's order inside one write transaction, with the commit instant, after
    * `prepare`; `afterCommit` updates what the owner holds in memory before the next fact command plans.

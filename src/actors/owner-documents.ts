@@ -221,12 +221,15 @@ export class OwnerDocuments {
     await (await this.index?.catch(() => undefined))?.vector.settled();
   }
 
-  /** Closes the index, writing its changed file back, and forgets it (the actor was evicted, or shutdown). */
-  async unload(): Promise<void> {
+  /**
+   * Closes the index, writing its changed file back (unless `persist` is false: the owner is being
+   * erased), and forgets it (the actor was evicted, or shutdown).
+   */
+  async unload(persist = true): Promise<void> {
     const opening = this.index;
     this.index = undefined;
     this.loaded = undefined;
-    await (await opening?.catch(() => undefined))?.vector.close();
+    await (await opening?.catch(() => undefined))?.vector.close(persist);
   }
 
   private change(docId: string, principal: string, next: (doc: StoredDocument, now: number) => StoredDocument): Promise<StoredDocument> {

@@ -1,6 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { Scope } from '../domain/scope.js';
+import { conflict } from '../errors.js';
+import type { OwnerHold } from '../store/owner-holds.js';
 import { OwnerActor, type OwnerActorDeps } from './owner-actor.js';
+
+/** Which owners are held (erased or imported): none of them gets an actor (src/store/owner-holds.ts). */
+export interface HoldLookup {
+  holdOf(scope: Scope): OwnerHold | undefined;
+}
 
 export interface RegistryOptions {
   /** Most actors kept in memory; the least recently used idle one goes first. */
@@ -20,6 +27,8 @@ export interface RegistryOptions {
  * actor leaving the cache (budget, count or idle time) drops its state once it is idle: its facts, and its
  * vector index, written back to disk. One evicted while it still has work in flight moves to `draining`
  * and is handed out again until it is idle, so one owner never has two writers (or two indexes) at once.
+ * A held owner (being erased or imported) gets no actor: asking for one is 409 `conflict`, so no write, and
+ * no workflow's activity, can reach it until the hold is released.
  */
 export class ActorRegistry {
   private readonly draining = new Map<string, OwnerActor>();
@@ -28,7 +37,7 @@ export class ActorRegistry {
   private closing = false;
 
   constructor(
-    private readonly deps: OwnerActorDeps,
+    private readonly deps: OwnerActorDeps & { holds?: HoldLookup },
     options: RegistryOptions,
   ) {
     const maxSize = (this.maxSize = options.maxResidentBytes);
@@ -38,8 +47,8 @@ export class ActorRegistry {
       ttl: options.idleMs,
       updateAgeOnGet: true,
       ttlAutopurge: true,
-      // 'set' is a re-charge of the same actor, not its departure.
-      dispose: (entry, key, reason) => reason !== 'set' && !this.closing && this.release(key, entry.actor),
+      // 'set' is a re-charge of the same actor, not its departure; 'delete' is `drop`, which discards it itself.
+      dispose: (entry, key, reason) => reason !== 'set' && reason !== 'delete' && !this.closing && this.release(key, entry.actor),
     });
   }
 
@@ -54,7 +63,10 @@ export class ActorRegistry {
     return sum;
   }
 
+  /** The owner's actor; 409 `conflict` while the owner is held. */
   actorFor(scope: Scope): OwnerActor {
+    const hold = this.deps.holds?.holdOf(scope);
+    if (hold) throw conflict(`this owner (entity_id) is being ${hold.kind === 'erasing' ? 'erased' : 'imported'}; writes are refused until that is complete`);
     const key = keyOf(scope);
     const entry = this.cache.get(key);
     if (entry) return entry.actor;
@@ -63,6 +75,20 @@ export class ActorRegistry {
     actor ??= this.create(key, scope);
     this.charge(key, actor);
     return actor;
+  }
+
+  /**
+   * Takes the owner's actor out (call once the owner is held, so no other is made), waits for its work in
+   * flight, and drops its state without writing its vector index back: the owner is being erased.
+   */
+  async drop(scope: Scope): Promise<void> {
+    const key = keyOf(scope);
+    const actor = this.cache.peek(key)?.actor ?? this.draining.get(key);
+    this.draining.delete(key);
+    this.cache.delete(key);
+    if (!actor) return;
+    while (actor.busy) await actor.idle();
+    await actor.discard();
   }
 
   /** Waits for the work in flight of every actor, then drops them all, writing vector indexes back (shutdown). */

@@ -8,4 +8,4 @@ export function isValidId(id: string): boolean {
 }
 
 /** The prefixes of ids the service mints itself (src/ids.ts `mintId`). */
-export type IdPrefix = 'ent' | 'rel' | 'fact' | 'doc';
+export type IdPrefix = 'ent' | 'rel' | 'fact' | 'doc' | 'era';

@@ -10,6 +10,7 @@ import { createRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
+import { registerErasureRoutes } from './routes/erasure.js';
 import { registerMediaRoutes } from './routes/media.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
@@ -19,7 +20,7 @@ import { registerSchemaRoutes } from './routes/schema.js';
 import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: request id → request log → error body → versioning (aliases, sunset) → auth → rate
+ * Middleware order: owner holds into the state → request id → request log → error body → versioning (aliases, sunset) → auth → rate
  * limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
  */
@@ -37,12 +38,18 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerMediaRoutes(v1, deps);
   registerSchemaRoutes(v1, deps);
   registerQueryRoute(v1, deps);
+  registerErasureRoutes(v1, deps);
 
   const root = createRouter();
   registerStatusRoute(root, deps);
   registerIndexRoute(root);
   root.use('/v1', v1.routes());
 
+  // What `ownerScope` reads: the owners held (erased or imported) hide from reads and refuse writes.
+  app.use((ctx, next) => {
+    ctx.state.holds = deps.holds;
+    return next();
+  });
   app.use(requestId());
   app.use(requestLog(deps.log, deps.ownerDigest));
   app.use(errorBody(deps.log));

@@ -1,14 +1,17 @@
 import type { ParameterizedContext } from 'koa';
 import type { DocumentServices } from '../actors/owner-documents.js';
+import type { OwnerErasures } from '../actors/owner-erasures.js';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyLookup, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
+import type { Scope } from '../domain/scope.js';
 import type { JobsPort } from '../jobs/port.js';
 import type { Logger } from '../log.js';
 import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
+import type { OwnerHold } from '../store/owner-holds.js';
 import type { EmbedderStatus } from '../vector/embedders.js';
 
 /** Everything the HTTP layer needs, built by the composition root (`main.ts`) or by tests. */
@@ -37,11 +40,17 @@ export interface AppDeps {
   fields?: QueryService;
   /** Which embedder runs (and whether it is a fallback), for `GET /status`. */
   embedder?: EmbedderStatus;
+  /** Owners being erased or imported: reads find nothing of them, writes answer 409 (src/http/scope.ts). */
+  holds?: { holdOf(scope: Scope): OwnerHold | undefined };
+  /** Owners' erasures; `DELETE /v1/memory` answers 503 where absent. */
+  erasures?: OwnerErasures;
 }
 
 export interface AppState {
   requestId: string;
   principal: Principal;
+  /** The app's owner holds, for `ownerScope` (src/http/scope.ts); set before any route runs. */
+  holds?: AppDeps['holds'];
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -190,5 +190,39 @@ export interface ReembedSweepActivities {
   sweepForeignOwners(after: OwnerRef | null, maxMs: number): Promise<{ owners: number; next: OwnerRef | null }>;
 }
 
+// --- eraseOwner ---
+
+/**
+ * An erasure as workflow input: its receipt and tenant, never the owner. The activities read whose scope it
+ * erases from the tombstone in LMDB (src/store/owner-holds.ts), so no owner id enters the history.
+ */
+export interface ErasureRef {
+  tenant: string;
+  receipt_id: string;
+}
+
+export interface EraseOwnerInput extends ErasureRef {
+  /** How long one purge activity deletes (in bounded transactions) before it reports back. */
+  slice_ms: number;
+  activity: ActivityPolicy;
+}
+
+export interface EraseOwnerResult {
+  state: 'complete';
+}
+
+export interface EraseOwnerActivities {
+  /** Marks the receipt running; false when the erasure is already complete (a repeated run). */
+  beginErasure(ref: ErasureRef): Promise<boolean>;
+  /** Terminates and deletes the owner's workflow runs (consolidation, captioning, re-embedding); heartbeats. */
+  deleteOwnerRuns(ref: ErasureRef): Promise<void>;
+  /** Deletes the owner's records for up to `maxMs`, heartbeating per transaction; `finished` once none is left. */
+  purgeErasedOwner(ref: ErasureRef, maxMs: number): Promise<{ finished: boolean }>;
+  /** Marks the receipt complete, forgets the owner id and releases the hold. */
+  completeErasure(ref: ErasureRef): Promise<void>;
+  /** Marks the receipt failed (the owner stays held: invisible, refusing writes). */
+  failErasure(ref: ErasureRef): Promise<void>;
+}
+
 /** Every activity the worker registers; names are unique across workflows. */
-export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities & ReembedOwnerActivities & ReembedSweepActivities;
+export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities & ReembedOwnerActivities & ReembedSweepActivities & EraseOwnerActivities;

@@ -3,14 +3,14 @@ import type { Scope } from '../domain/scope.js';
 import type { BackfillRef } from '../jobs/contract.js';
 import type { Store } from '../store/lmdb.js';
 import { QueryEngine } from './engine.js';
-import type { QueryContext } from './exec/filter.js';
+import { hiddenDocs, type HiddenOwner, type QueryContext } from './exec/filter.js';
 import { storedFieldValues } from './exec/document-fields.js';
 import { groupsJson, type GroupJson } from './exec/groups.js';
 import type { QueryRequest } from './plan/compile.js';
 import type { QueryCaps } from './plan/types.js';
 import type { FieldRecord, WritableVersion } from './schema/registry.js';
 import type { FieldSource, FieldType } from './schema/types.js';
-import { cardinality, toArray } from './storage/docset.js';
+import { andNot, cardinality, toArray } from './storage/docset.js';
 import { WriteBatch } from './storage/write-batch.js';
 import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js';
 
@@ -18,7 +18,7 @@ import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js'
 export { AGGREGATE_OPS } from './plan/types.js';
 export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, RESERVED_FIELD_NAMES } from './schema/types.js';
 export { patternError } from './schema/pattern.js';
-export type { GroupJson, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
+export type { GroupJson, HiddenOwner, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 
 export interface FieldDeclaration {
   name: string;
@@ -64,6 +64,8 @@ export class QueryService {
     private readonly documents: DocumentReader,
     caps: QueryCaps,
     wake: WakeSettings = DEFAULT_WAKE,
+    /** The tenant's owners whose documents queries and coverage counts leave out (being erased or imported). */
+    private readonly hidden: (tenant: string) => readonly HiddenOwner[] = () => [],
   ) {
     this.engine = new QueryEngine(store, caps);
     this.writer = this.engine.writer;
@@ -79,7 +81,7 @@ export class QueryService {
     const compiled = this.engine.compile(ctx.tenant, ctx.partition, request);
     await this.waker.ensureAwake(ctx.tenant);
     const reader = this.engine.reader();
-    const result = this.engine.execute(ctx, compiled, reader);
+    const result = this.engine.execute({ ...ctx, hidden: this.hidden(ctx.tenant) }, compiled, reader);
     if (result.mode === 'groups') {
       const { query, result: groups } = result;
       return { mode: 'groups', groups: groupsJson(groups.rows, query.groupBy, query.aggregates), total_groups: groups.totalGroups, scanned: groups.scanned };
@@ -102,10 +104,13 @@ export class QueryService {
 
   list(tenant: string, scope?: string | null): FieldListing[] {
     const reader = this.engine.reader();
+    const hidden = this.hidden(tenant);
+    const hiddenSet = hidden.length > 0 ? hiddenDocs(reader, tenant, hidden) : null;
+    const count = (ver: string, name: 'e' | 'm') => cardinality(hiddenSet ? andNot(reader.set(tenant, ver, name), hiddenSet) : reader.set(tenant, ver, name));
     return this.engine.schema.list(tenant, scope).map((f) => {
       // Counts follow the latest declaration: while it is being backfilled they show its progress.
       const ver = (f.next ?? f.active)!.ver;
-      return { ...f, coverage: cardinality(reader.set(tenant, ver, 'e')), mismatch_count: cardinality(reader.set(tenant, ver, 'm')) };
+      return { ...f, coverage: count(ver, 'e'), mismatch_count: count(ver, 'm') };
     });
   }
 

@@ -4,8 +4,11 @@ import type { Scope } from '../domain/scope.js';
 import { ownerRef, type BackfillFieldInput, type BackfillRef, type CaptionMediaInput, type ConsolidateInput, type ConsolidateResult } from '../jobs/contract.js';
 import type { Readiness } from '../jobs/port.js';
 import type { Logger } from '../log.js';
+import { Client } from '@temporalio/client';
 import { JobRunner, lazyConnection } from './client.js';
+import { ErasureJobs, type ErasureStart } from './erasures.js';
 import { TemporalHealth } from './health.js';
+import { deleteOwnerRuns } from './owner-runs.js';
 import { ReembedJobs, type ReembedSettings } from './reembed.js';
 import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
 import { WorkerSupervisor } from './worker.js';
@@ -13,7 +16,7 @@ import { WorkerSupervisor } from './worker.js';
 export interface JobsDeps {
   log: Logger;
   /** What this node's activities use (built by the composition root); every activity is registered. */
-  activities: Omit<ActivityPorts, 'starts'>;
+  activities: Omit<ActivityPorts, 'starts' | 'runs'>;
   /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
   backfillPageSize: number;
   reembed: ReembedSettings;
@@ -26,6 +29,8 @@ export interface Engine {
   captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
   backfillField(field: BackfillRef): Promise<void>;
   requestReembed(scope: Scope): void;
+  /** Starts (or joins) an owner's erasure, now or once Temporal is ready. */
+  requestErasure(erasure: ErasureStart): void;
   /** Resolves once the workers and the readiness monitor made their first attempt (running or retrying). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -39,7 +44,13 @@ export interface Engine {
 export function createEngine(t: Config['temporal'], address: string, uiUrl: string | null, deps: JobsDeps): Engine {
   const connection = lazyConnection(address, t.connect_timeout_ms);
   // The activities start jobs themselves (the sweep starts owners' re-embedding): through the runner below.
-  const activities = createActivities({ ...deps.activities, starts: { reembedOwner: (scope) => reembed.start(scope) } });
+  // Erasure deletes the owner's runs through a client of its own.
+  const client = new Client({ connection, namespace: t.namespace });
+  const activities = createActivities({
+    ...deps.activities,
+    starts: { reembedOwner: (scope) => reembed.start(scope) },
+    runs: { deleteOwnerRuns: (scope, heartbeat) => deleteOwnerRuns(client, scope, heartbeat) },
+  });
   const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
   const health = new TemporalHealth(connection, {
     intervalMs: t.health_check_interval_ms,
@@ -69,8 +80,12 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
 
   const reembed = new ReembedJobs(runner, t, deps.reembed, deps.log, () => health.readiness().ready);
   const reembedWorker = reembed.worker(address, activities);
-  // Owners whose re-embedding could not start while Temporal was away start once it is back.
-  health.onReady(() => reembed.resume());
+  const erasures = new ErasureJobs(runner, t, deps.log, () => health.readiness().ready);
+  // Owners whose re-embedding or erasure could not start while Temporal was away start once it is back.
+  health.onReady(() => {
+    reembed.resume();
+    erasures.resume();
+  });
 
   return {
     readiness: () => health.readiness(),
@@ -116,6 +131,7 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
       });
     },
     requestReembed: (scope) => reembed.request(scope),
+    requestErasure: (erasure) => erasures.request(erasure),
     start: async () => {
       await Promise.all([health.start(), worker.start(), reembedWorker?.start()]);
       deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: uiUrl, ready: health.readiness().ready }, 'temporal jobs started');
@@ -123,6 +139,7 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
     stop: async () => {
       health.stop();
       reembed.stop();
+      erasures.stop();
       await Promise.all([worker.stop(10_000), reembedWorker?.stop(10_000)]);
       await connection.close().catch(() => undefined);
     },

@@ -4,6 +4,7 @@ import { unavailable } from '../errors.js';
 import type { JobsPort, JobsStatus, Readiness } from '../jobs/port.js';
 import { embeddedDevServer } from './embedded.js';
 import { createEngine, type Engine, type JobsDeps } from './engine.js';
+import type { ErasureStart } from './erasures.js';
 import { temporalUnavailable } from './failures.js';
 import { workflowBundle } from './worker.js';
 
@@ -14,6 +15,8 @@ export type Jobs = JobsPort & {
   captionMedia(input: { scope: Scope; docId: string; route: string }): Promise<void>;
   /** Starts an owner's re-embedding in the background when this node may re-embed (src/temporal/reembed.ts). */
   requestReembed(scope: Scope): void;
+  /** Starts (or joins) an owner's erasure in the background, now or once Temporal is ready (src/temporal/erasures.ts). */
+  requestErasure(erasure: ErasureStart): void;
   /**
    * Resolves once the background start has settled: Temporal's client, workers and readiness monitor
    * made their first attempt (ready, or retrying). With an embedded server that is after it first
@@ -34,6 +37,8 @@ export function disabledJobs(): Jobs {
     captionMedia: async () => off(),
     backfillField: async () => off(),
     requestReembed: () => undefined,
+    // The erasure stays pending (its owner held) until the node runs with Temporal.
+    requestErasure: () => undefined,
     started: Promise.resolve(),
     stop: async () => {},
   };
@@ -52,6 +57,7 @@ export function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: 
   let engine: Engine | null = null;
   // Owners reported before the engine exists; handed to it once it does (it waits for readiness).
   const early = new Map<string, Scope>();
+  const earlyErasures = new Map<string, ErasureStart>();
   const retryAfterS = t.health_check_interval_ms / 1000;
 
   const startup = (async () => {
@@ -62,6 +68,8 @@ export function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: 
     engine = createEngine(t, first?.address ?? t.address, first?.uiUrl ?? null, deps);
     for (const scope of early.values()) engine.requestReembed(scope);
     early.clear();
+    for (const erasure of earlyErasures.values()) engine.requestErasure(erasure);
+    earlyErasures.clear();
     await engine.start();
   })();
   startup.catch((err: unknown) => {
@@ -92,6 +100,10 @@ export function startTemporalJobs(t: Config['temporal'], dataDir: string, deps: 
     requestReembed: (scope) => {
       if (engine) engine.requestReembed(scope);
       else early.set(JSON.stringify([scope.tenant, scope.partition, scope.entityId]), scope);
+    },
+    requestErasure: (erasure) => {
+      if (engine) engine.requestErasure(erasure);
+      else earlyErasures.set(erasure.receipt_id, erasure);
     },
     stop: async () => {
       shutdown.abort();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { passageOrigin, type EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
@@ -45,19 +46,39 @@ export class VectorIndexes {
 
   /** New indexes holding the owner's stored passages; an hnswlib index is loaded or built in the background. */
   async open(scope: Scope): Promise<OwnerIndexes> {
-    const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
     const index = new OwnerVectorIndex({
       ...HNSW_DEFAULTS,
       ...this.settings,
       dims: this.embedder.dimensions,
       embedderId: this.embedder.id,
-      filePath: join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32)),
+      filePath: this.filePath(scope),
       worker: this.worker,
     });
     const lexical = new LexicalIndex();
     await fillIndex(this.docs, scope, index, this.origin, undefined, lexical);
     index.maybeBuild();
     return { vector: index, lexical };
+  }
+
+  /**
+   * Removes the owner's index files (the hnswlib file, its meta and a checkpoint left half-written); call
+   * once no index of the owner is open. Returns how many files there were.
+   */
+  removeFiles(scope: Scope): number {
+    const base = this.filePath(scope);
+    let removed = 0;
+    for (const file of [`${base}.hnsw`, `${base}.json`, `${base}.hnsw.tmp`, `${base}.json.tmp`]) {
+      if (!existsSync(file)) continue;
+      rmSync(file, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Where the owner's files live: a digest of its scope, so the file names carry no owner id. */
+  private filePath(scope: Scope): string {
+    const key = JSON.stringify([scope.tenant, scope.partition, scope.entityId]);
+    return join(this.dir, createHash('sha256').update(key).digest('hex').slice(0, 32));
   }
 
   /** Stops the vector worker, once every owner's index was closed (closing writes their files). */

@@ -178,13 +178,16 @@ export class OwnerVectorIndex {
     return this.docOf[label] === undefined ? undefined : distanceTo(this.table.vectors, this.options.dims, label, query);
   }
 
-  /** Writes what changed since the worker's last checkpoint and drops the worker's index (eviction, shutdown). */
-  async close(): Promise<void> {
+  /**
+   * Writes what changed since the worker's last checkpoint and drops the worker's index (eviction, shutdown);
+   * with `persist` false nothing is written (the owner is being erased: its file is removed next).
+   */
+  async close(persist = true): Promise<void> {
     this.closed = true;
     const remote = this.remote;
     this.remote = null;
     try {
-      await remote?.close();
+      await remote?.close(persist);
     } catch (error) {
       this.options.onError(error, 'persist vector index');
     }

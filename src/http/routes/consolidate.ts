@@ -14,7 +14,7 @@ const ConsolidateBodySchema = z.strictObject({}).optional();
  */
 export function registerConsolidateRoute(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/consolidate', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     await parseBody(ctx, ConsolidateBodySchema, deps.jsonBodyLimit);
     const report = await deps.jobs.consolidate(scope);
     ctx.body = {

@@ -48,7 +48,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/documents', async (ctx) => {
     documentServices(deps);
     const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
-    const scope = ownerScope(ctx.state.principal, owner);
+    const scope = ownerScope(ctx, owner, 'write');
     const body = await parseBody(ctx, DocumentBodySchema, deps.jsonBodyLimit);
     const doc = await ownerDocuments(deps, scope).insert(newTextDocument(scope, body, readers, 'content'));
     ctx.status = 201;
@@ -57,7 +57,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.post('/documents/batch', async (ctx) => {
     documentServices(deps);
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const { documents } = await parseBody(ctx, DocumentBatchBodySchema, deps.batchBodyLimit);
     const inputs = documents.map(({ readers, ...body }, i) => newTextDocument(scope, body, readers, `documents[${i}].content`));
     const docs = await ownerDocuments(deps, scope).insertMany(inputs);
@@ -67,7 +67,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.get('/documents', (ctx) => {
     const { limit = LIST_LIMIT_DEFAULT, offset = 0, include_deleted = false, ...owner } = parseQuery(ctx, DocumentListQuerySchema);
-    const scope = ownerScope(ctx.state.principal, owner);
+    const scope = ownerScope(ctx, owner, 'read');
     const docs = documentServices(deps).docs.list(scope, { principal: ctx.state.principal.principal, limit, offset, includeDeleted: include_deleted });
     ctx.body = { documents: docs.map(json), count: docs.length };
   });
@@ -92,7 +92,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.delete('/documents/:doc_id', async (ctx) => {
     const { hard = false, ...owner } = parseQuery(ctx, DocumentDeleteQuerySchema);
-    const scope = ownerScope(ctx.state.principal, owner);
+    const scope = ownerScope(ctx, owner, 'write');
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
     const part = ownerDocuments(deps, scope);
     if (hard) {
@@ -104,7 +104,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
   });
 
   router.post('/documents/:doc_id/restore', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
     ctx.body = json(await ownerDocuments(deps, scope).restore(docId, ctx.state.principal.principal));
   });
@@ -112,7 +112,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
 
 /** A document of the caller's scope that the caller may read (soft-deleted ones included), else 404. */
 function readableDoc(ctx: AppContext, deps: AppDeps, rawId: unknown) {
-  const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+  const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'read');
   const docId = parseParam(rawId, 'doc_id', IdSchema);
   const doc = documentServices(deps).docs.get(scope, docId);
   const principal = ctx.state.principal.principal;

@@ -10,7 +10,7 @@ import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/entities', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, EntityBodySchema, deps.jsonBodyLimit);
     const entity = await deps.actors
       .actorFor(scope)
@@ -21,13 +21,13 @@ export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.get('/memory/entities', (ctx) => {
     const query = parseQuery(ctx, EntityListQuerySchema);
-    const scope = ownerScope(ctx.state.principal, query);
+    const scope = ownerScope(ctx, query, 'read');
     const entities = deps.graph.listEntities(scope, { entity_type: query.entity_type, limit: query.limit ?? LIST_LIMIT_DEFAULT });
     ctx.body = { entities: entities.map(entityJson), count: entities.length };
   });
 
   router.get('/memory/entities/:id', (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'read');
     const id = parseParam(ctx.params.id, 'id', IdSchema);
     const entity = deps.graph.getEntity(scope, id);
     if (!entity) throw notFound(`memory entity ${id}`);
@@ -36,7 +36,7 @@ export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
 
   /** Forgetting (not retraction): the node, its edges and the facts about them, with their history, are erased. */
   router.delete('/memory/entities/:id', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const id = parseParam(ctx.params.id, 'id', IdSchema);
     ctx.body = { erased: await deps.actors.actorFor(scope).forgetEntity(id) };
   });

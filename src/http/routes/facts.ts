@@ -10,7 +10,7 @@ import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/facts', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
     if (body.observed_at !== undefined) checkObservedAt(body.observed_at, deps.clock.now(), deps.observedAtMaxSkewMs);
     const fact = await deps.actors.actorFor(scope).assertFact({
@@ -30,7 +30,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.get('/memory/facts', (ctx) => {
     const { entity_id, partition, limit = LIST_LIMIT_DEFAULT, history, ...filters } = parseQuery(ctx, FactListQuerySchema);
-    const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const scope = ownerScope(ctx, { entity_id, partition }, 'read');
     const index = deps.actors.actorFor(scope).facts();
     const facts =
       history && filters.subject_type !== undefined && filters.predicate !== undefined
@@ -40,7 +40,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   });
 
   router.delete('/memory/facts/:id', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const id = parseParam(ctx.params.id, 'id', IdSchema);
     ctx.body = factJson(await deps.actors.actorFor(scope).retractFact(id));
   });

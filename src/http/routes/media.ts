@@ -21,7 +21,7 @@ export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/media', async (ctx) => {
     const services = documentServices(deps);
     const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
-    const scope = ownerScope(ctx.state.principal, owner);
+    const scope = ownerScope(ctx, owner, 'write');
     const body = await parseBody(ctx, MediaBodySchema, mediaBodyLimit(services.limits));
     const clientText = checkDerivedText(body, services.limits);
     const bytes = await decodeMedia(body, services.limits);

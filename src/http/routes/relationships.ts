@@ -9,7 +9,7 @@ import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerRelationshipRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/relationships', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, RelationshipBodySchema, deps.jsonBodyLimit);
     const edge = await deps.actors
       .actorFor(scope)
@@ -20,13 +20,13 @@ export function registerRelationshipRoutes(router: AppRouter, deps: AppDeps): vo
 
   router.get('/memory/relationships', (ctx) => {
     const { entity_id, partition, limit, ...filters } = parseQuery(ctx, RelationshipListQuerySchema);
-    const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const scope = ownerScope(ctx, { entity_id, partition }, 'read');
     const edges = deps.graph.listRelationships(scope, { ...filters, limit: limit ?? LIST_LIMIT_DEFAULT });
     ctx.body = { relationships: edges.map(relationshipJson), count: edges.length };
   });
 
   router.delete('/memory/relationships/:id', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const id = parseParam(ctx.params.id, 'id', IdSchema);
     ctx.body = relationshipJson(await deps.actors.actorFor(scope).retractRelationship(id));
   });

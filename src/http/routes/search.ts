@@ -33,14 +33,14 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
 
   router.get('/search', async (ctx) => {
     const { entity_id, partition, q, ...options } = parseQuery(ctx, SearchQuerySchema);
-    const scope = ownerScope(ctx.state.principal, { entity_id, partition });
+    const scope = ownerScope(ctx, { entity_id, partition }, 'read');
     const [vector] = await documentServices(deps).embedder.embed([q]);
     const { results, ...mode } = await run(scope, ctx.state.principal, { text: q, vector: vector! }, options);
     ctx.body = { results, count: results.length, ...mode };
   });
 
   router.post('/search/embed', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerSearchQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerSearchQuerySchema), 'read');
     const { vector, ...options } = await parseBody(ctx, EmbedSearchBodySchema, deps.jsonBodyLimit);
     const dims = documentServices(deps).embedder.dimensions;
     if (vector.length !== dims) throw invalidInput(`vector must have ${dims} numbers (the index's dimension), got ${vector.length}`);
@@ -51,7 +51,7 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
   });
 
   router.post('/search/batch', async (ctx) => {
-    const scope = ownerScope(ctx.state.principal, parseQuery(ctx, OwnerSearchQuerySchema));
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerSearchQuerySchema), 'read');
     const { queries } = await parseBody(ctx, BatchSearchBodySchema, deps.jsonBodyLimit);
     const vectors = await documentServices(deps).embedder.embed(queries.map((query) => query.q));
     const answers = await Promise.all(queries.map(({ q, ...options }, i) => run(scope, ctx.state.principal, { text: q, vector: vectors[i]! }, options)));

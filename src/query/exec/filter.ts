@@ -10,6 +10,29 @@ export interface QueryContext {
   tenant: string;
   partition: string | null;
   principal: string;
+  /** Owners whose documents no query may see or count (being erased or imported). */
+  hidden?: readonly HiddenOwner[];
+}
+
+/** An owner of the tenant that reads as nonexistent: its partition (null when none) and entity id. */
+export interface HiddenOwner {
+  partition: string | null;
+  entityId: string;
+}
+
+/** The documents of the hidden owners, from the built-in entity_id and partition postings (never a scan). */
+export function hiddenDocs(reader: IndexReader, t: string, hidden: readonly HiddenOwner[]): DocSet {
+  const out: DocSet = new Map();
+  const field = (name: 'entity_id' | 'partition') => ({ name, type: 'string' as const, ver: `b.${name}` });
+  for (const owner of hidden) {
+    const ofOwner = eqSet(reader, t, { kind: 'leaf', field: field('entity_id'), op: 'eq', value: owner.entityId }, owner.entityId);
+    const inPartition =
+      owner.partition === null
+        ? andNot(ofOwner, reader.set(t, 'b.partition', 'e'))
+        : and(ofOwner, eqSet(reader, t, { kind: 'leaf', field: field('partition'), op: 'eq', value: owner.partition }, owner.partition));
+    orInto(out, inPartition);
+  }
+  return out;
 }
 
 /**
@@ -21,6 +44,7 @@ export function candidates(reader: IndexReader, ctx: QueryContext, filter: Compi
   if (ctx.partition !== null) universe = and(universe, reader.posting(ctx.tenant, 'b.partition', ctx.partition));
   const restricted = reader.set(ctx.tenant, READERS_VER, 'e');
   if (restricted.size > 0) universe = andNot(universe, andNot(restricted, reader.posting(ctx.tenant, READERS_VER, ctx.principal)));
+  if (ctx.hidden?.length) universe = andNot(universe, hiddenDocs(reader, ctx.tenant, ctx.hidden));
   const matched = filter ? evaluateFilter(reader, ctx.tenant, filter, universe) : universe;
   const n = cardinality(matched);
   if (n > maxScanned) {

@@ -153,10 +153,10 @@ export class OwnerGraph {
     });
   }
 
-  /** Writes what changed since the last checkpoint; the owner's index leaves the worker. */
-  async close(): Promise<void> {
+  /** Writes what changed since the last checkpoint (unless `persist` is false); the owner's index leaves the worker. */
+  async close(persist = true): Promise<void> {
     await this.loading;
-    if (this.dirty) this.checkpoint();
+    if (persist && this.dirty) this.checkpoint();
     this.hnsw = null;
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
   }

@@ -54,7 +54,8 @@ export type WorkerRequest =
   | { type: 'revive'; owner: number; labels: number[] }
   | ({ type: 'search'; id: number } & GraphSearch)
   | { type: 'settled'; id: number; owner: number }
-  | { type: 'close'; id: number; owner: number };
+  /** `persist: false` drops the index without writing it (its owner is being erased). */
+  | { type: 'close'; id: number; owner: number; persist: boolean };
 
 /** Exact or approximate neighbours, nearest first (ties by label), and the pool's stats when asked. */
 export interface Neighbours {

@@ -136,10 +136,10 @@ export class RemoteGraph {
     return this.worker.ask({ type: 'settled', id: this.worker.nextRequestId(), owner: this.owner });
   }
 
-  /** Writes what changed since the last checkpoint and drops the index from the worker. */
-  async close(): Promise<void> {
+  /** Writes what changed since the last checkpoint (unless `persist` is false) and drops the index from the worker. */
+  async close(persist = true): Promise<void> {
     try {
-      await this.worker.ask({ type: 'close', id: this.worker.nextRequestId(), owner: this.owner });
+      await this.worker.ask({ type: 'close', id: this.worker.nextRequestId(), owner: this.owner, persist });
     } finally {
       this.worker.forget(this.owner);
     }

@@ -75,7 +75,7 @@ function handle(request: WorkerRequest): void {
     case 'close':
       graphs.delete(request.owner);
       if (!graph) return send({ id: request.id, value: null });
-      return void graph.close().then(
+      return void graph.close(request.persist).then(
         () => send({ id: request.id, value: null }),
         (error: unknown) => send({ id: request.id, error: String(error) }),
       );
