@@ -91,6 +91,10 @@ const EnvSchema = z.object({
   REEMBED_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Passages a re-embedding rewrites per transaction (and per committed cursor). */
   REEMBED_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(64),
+  /** An owner's erasure hard-deletes this many documents per transaction (each with its passages, bytes and field entries). */
+  ERASE_DOCS_PER_TRANSACTION: z.coerce.number().int().positive().max(10_000).default(200),
+  /** ...and removes this many other keys (entities, edges, facts, index entries) per transaction. */
+  ERASE_KEYS_PER_TRANSACTION: z.coerce.number().int().positive().max(100_000).default(2000),
 });
 
 const DurationMs = z.number().int().positive();
@@ -207,6 +211,7 @@ export interface Config {
   documents: { limits: DocumentLimits; encryptionKey: string | undefined };
   query: { maxGroups: number; maxScanned: number; backfillPageSize: number; wake: { pageSize: number; waitMs: number } };
   reembed: { concurrency: number; pageSize: number };
+  erase: { docsPerTransaction: number; keysPerTransaction: number };
   temporal: TemporalFile & {
     enabled: boolean;
     /** Whether this node starts its own dev server (TEMPORAL_ADDRESS unset and dev_server.enabled). */
@@ -246,6 +251,7 @@ function compile(env: Env, file: TemporalFile): Config {
       wake: { pageSize: env.QUERY_WAKE_PAGE_SIZE, waitMs: env.QUERY_WAKE_WAIT_MS },
     },
     reembed: { concurrency: env.REEMBED_CONCURRENCY, pageSize: env.REEMBED_PAGE_SIZE },
+    erase: { docsPerTransaction: env.ERASE_DOCS_PER_TRANSACTION, keysPerTransaction: env.ERASE_KEYS_PER_TRANSACTION },
     temporal: {
       ...file,
       address: env.TEMPORAL_ADDRESS ?? file.address,

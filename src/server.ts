@@ -73,6 +73,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     clock,
     // finalSteps: where per-owner steps that must follow the records (destroying a data key) plug in.
     purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [] },
+    batches: { docsPerTransaction: config.erase.docsPerTransaction, keysPerTransaction: config.erase.keysPerTransaction },
     start: (erasure) => started.jobs?.requestErasure(erasure),
   });
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);

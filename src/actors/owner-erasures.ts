@@ -10,6 +10,8 @@ export interface OwnerErasuresDeps {
   holds: OwnerHolds;
   clock: Clock;
   purge: PurgeDeps;
+  /** Transaction sizes of the purge (ERASE_DOCS_PER_TRANSACTION, ERASE_KEYS_PER_TRANSACTION). */
+  batches?: Pick<PurgeOptions, 'docsPerTransaction' | 'keysPerTransaction'>;
   /** Starts (or joins) the erasure's workflow, now or once the job engine can; never throws. */
   start(erasure: ErasureRef & { partition: string | null }): void;
 }
@@ -77,6 +79,7 @@ export class OwnerErasures {
   async purge(ref: ErasureRef, options: Pick<PurgeOptions, 'maxMs' | 'heartbeat'>): Promise<{ finished: boolean }> {
     const { holds } = this.deps;
     const { removed, finished } = await purgeOwner(this.scopeOf(ref), this.deps.purge, {
+      ...this.deps.batches,
       ...options,
       onBatch: (counted) => holds.putReceipt(addCounts(this.receiptOrThrow(ref), counted)),
     });

@@ -3,6 +3,9 @@ import type { EraseOwnerInput, ErasureRef } from '../jobs/contract.js';
 import type { Logger } from '../log.js';
 import type { JobRunner } from './client.js';
 
+/** Attempts of an erasure's step: as good as unbounded (the SDK takes no 0 here), and within the wire's int32. */
+const ERASE_ATTEMPTS = 1_000_000;
+
 /** An erasure to start: its receipt, tenant and partition (the partition only names the run's scope in the UI). */
 export type ErasureStart = ErasureRef & { partition: string | null };
 
@@ -63,7 +66,7 @@ export class ErasureJobs {
       receipt_id,
       slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
       // An erasure must finish: its steps are retried until they succeed (each resumes what is left).
-      activity: { ...t.activities, retry: { ...t.activities.retry, maximum_attempts: 0 } },
+      activity: { ...t.activities, retry: { ...t.activities.retry, maximum_attempts: ERASE_ATTEMPTS } },
     };
     // The run's scope is the tenant's: no EngramOwner attribute, no owner in the memo or the id.
     await this.runner.start({ job: 'erase-owner', scope: { tenant, partition }, workflowType: 'eraseOwner', workflowId: eraseWorkflowId(receipt_id), args: [input], unbounded: true });
