@@ -68,3 +68,12 @@ export async function temporalReady(url: string, exited?: Promise<unknown>): Pro
   }
   throw new Error(`Temporal did not become ready (${gone ? 'the service exited' : 'within 90 s'}): ${JSON.stringify(last)}`);
 }
+
+/** A JSON request to a spawned service with one bearer key: status and parsed body. */
+export function keyedCall(key: string) {
+  return async (url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+}

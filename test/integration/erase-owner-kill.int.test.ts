@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ownerKeysOnDisk, vectorFileExists } from '../helpers/erase.js';
-import { spawnService, type ServiceProcess } from '../helpers/process.js';
+import { keyedCall, spawnService, type ServiceProcess } from '../helpers/process.js';
 import { until } from '../helpers/reembed.js';
 
 /**
@@ -24,10 +24,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = async (url: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const call = keyedCall(KEY);
 
 describe('an erasure survives kill -9 of the service', () => {
   it('resumes at restart and completes, leaving no key of the owner', async () => {
