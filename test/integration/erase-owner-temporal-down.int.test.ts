@@ -59,6 +59,7 @@ describe('erasing an owner while Temporal is down', () => {
       await call('POST', `/v1/documents/${docIds[2]}/restore?${q}`),
       await call('POST', `/v1/memory/media?${q}`, { body: { modality: 'image', content_type: 'image/png', data_base64: 'iVBORw0KGgo=', caption: 'x' } }),
       await call('POST', `/v1/memory/consolidate?${q}`),
+      await call('DELETE', `/v1/memory/entities/ann?${q}`),
     ];
     for (const write of writes) expect(write).toMatchObject({ status: 409, body: { code: 'conflict' } });
     // Nothing was deleted yet: the records wait for the workflow.
