@@ -26,6 +26,7 @@ import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
+import type { ErasureStart } from './temporal/erasures.js';
 
 /** Everything wired, nothing listening: tests dispatch requests to `app.callback()` in process. */
 export interface ComposedService {
@@ -74,8 +75,13 @@ export async function composeService(config: Config, options: ServiceOptions = {
     // finalSteps: where per-owner steps that must follow the records (destroying a data key) plug in.
     purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [] },
     batches: { docsPerTransaction: config.erase.docsPerTransaction, keysPerTransaction: config.erase.keysPerTransaction },
-    start: (erasure) => started.jobs?.requestErasure(erasure),
+    start: (erasure) => startErasure(erasure),
   });
+  // Without Temporal a node runs its erasures itself (it has no workflow runs of the owner to delete).
+  const startErasure = (erasure: ErasureStart): void => {
+    if (config.temporal.enabled) started.jobs?.requestErasure(erasure);
+    else erasures.runHere(erasure).catch((err: unknown) => log.error({ err, receipt_id: erasure.receipt_id }, 'erasure failed; a new DELETE tries again'));
+  };
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
@@ -84,7 +90,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
   const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }));
   // Erasures a previous process left under way go on (joining their runs), once Temporal is ready.
-  for (const erasure of erasures.open()) jobs.requestErasure(erasure);
+  for (const erasure of erasures.open()) startErasure(erasure);
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };

@@ -61,6 +61,23 @@ export class OwnerErasures {
     }
   }
 
+  /**
+   * Runs an erasure in this process, for a node without the job engine (TEMPORAL_ENABLED=false): such a
+   * node runs no workflows, so the owner has no runs to delete. Each step commits as in the workflow; an
+   * erasure cut short by a crash is found by `open()` at the next start and resumed where it stopped. A step
+   * that fails marks the receipt failed (the owner stays held; a new request tries again).
+   */
+  async runHere(ref: ErasureRef): Promise<void> {
+    try {
+      if (!(await this.begin(ref))) return;
+      await this.purge(ref, {});
+      await this.complete(ref);
+    } catch (error) {
+      await this.fail(ref).catch(() => undefined);
+      throw error;
+    }
+  }
+
   // --- the workflow's steps (activities/erase-owner.ts) ---
 
   /** Marks the receipt running; false when it is already complete. */

@@ -37,7 +37,7 @@ export function disabledJobs(): Jobs {
     captionMedia: async () => off(),
     backfillField: async () => off(),
     requestReembed: () => undefined,
-    // The erasure stays pending (its owner held) until the node runs with Temporal.
+    // A node without Temporal runs its erasures in process (src/server.ts), never through here.
     requestErasure: () => undefined,
     started: Promise.resolve(),
     stop: async () => {},
