@@ -15,7 +15,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
 import { QueryService } from './query/service.js';
-import { BlobCipher, loadMasterKey } from './store/blobs.js';
+import { loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
@@ -55,7 +55,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const log = options.log ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock;
   guardDataDir(config.dataDir, log);
-  const store = openStore(config.dataDir, config.store.sync);
+  const masterKey = loadMasterKey(config.documents.encryptionKey, config.dataDir);
+  const store = openStore(config.dataDir, config.store.sync, { masterKey, encrypt: config.documents.encryptContent });
   const graph = new GraphStore(store);
   const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake);
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
@@ -66,7 +67,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
-  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
@@ -76,7 +77,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields,
-    ownerDigest: ownerDigester(loadMasterKey(config.documents.encryptionKey, config.dataDir)),
+    ownerDigest: ownerDigester(masterKey),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
@@ -174,7 +175,6 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
     media: {
       getPending: (scope, docId) => documents.docs.getPending(scope, docId),
       isDone: (scope, docId) => documents.docs.get(scope, docId) !== undefined,
-      open: (tenant, docId, sealed) => documents.cipher.open(tenant, docId, sealed),
       complete: async (scope, docId, text, derivedBy) => {
         await actors.actorFor(scope).documents.completePending(docId, text, derivedBy);
       },
@@ -187,7 +187,7 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
 }
 
 /**
- * The document store, blob cipher, embedder and vector index opener of one node: what every owner's
+ * The document store, embedder and vector index opener of one node: what every owner's
  * documents part is built from. `hooks` is where field indexes plug in; `embedding.close` stops the embedder.
  */
 export function createDocumentBackends(
@@ -195,11 +195,10 @@ export function createDocumentBackends(
   store: Store,
   log: Logger,
   hooks: DocumentWriteHook[],
-): OwnerDocumentsDeps & { cipher: BlobCipher; embedding: NodeEmbedder } {
+): OwnerDocumentsDeps & { embedding: NodeEmbedder } {
   const embedding = createEmbedder(config.embedder, { onModelLoaded: (ms) => log.info({ ms }, 'embedding model loaded') });
   const { embedder } = embedding;
   const docs = new DocumentStore(store, hooks);
-  const cipher = new BlobCipher(loadMasterKey(config.documents.encryptionKey, config.dataDir));
   // Passages stored before they carried an embedder id came from the hashing embedder or a provider.
   const ownsUnlabeled = embedding.status.kind !== 'model';
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
@@ -207,7 +206,7 @@ export function createDocumentBackends(
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
     onEvent: (event) => log.info(event, `vector index ${event.event}`),
   }, ownsUnlabeled);
-  return { docs, embedder, indexes, cipher, embedding, semanticUnavailable: embedding.status.fallback };
+  return { docs, embedder, indexes, embedding, semanticUnavailable: embedding.status.fallback };
 }
 
 /**
