@@ -19,6 +19,7 @@ import { loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
+import { claimPidFile } from './store/pid-file.js';
 import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
@@ -57,6 +58,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
   guardDataDir(config.dataDir, log);
   const masterKey = loadMasterKey(config.documents.encryptionKey, config.dataDir);
   const store = openStore(config.dataDir, config.store.sync, { masterKey, encrypt: config.documents.encryptContent });
+  // Marks DATA_DIR as in use, so offline tools (`npm run compact`) refuse to run beside the service.
+  const releasePid = claimPidFile(config.dataDir);
   const graph = new GraphStore(store);
   const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake);
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
@@ -95,6 +98,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
       await backends.indexes.close();
       await backends.embedding.close();
       await store.close();
+      releasePid();
     },
   };
 }
