@@ -50,6 +50,7 @@ export class OwnerKeys {
   private readonly free: number[];
   private next: number;
   private dirty = false;
+  private last: { scope: OwnerKey; key: Buffer } | undefined;
   private readonly tenantKeys: TenantKeys;
 
   constructor(
@@ -74,6 +75,16 @@ export class OwnerKeys {
 
   /** The owner's data key, or undefined when it has none (never written, or destroyed). */
   existing(scope: OwnerKey): Buffer | undefined {
+    // Reads and writes come in runs of one owner (a load, a scan, an assertion's records): the last key
+    // found is checked first, without building the owner's id.
+    const last = this.last;
+    if (last && last.scope[2] === scope[2] && last.scope[1] === scope[1] && last.scope[0] === scope[0]) return last.key;
+    const key = this.lookup(scope);
+    if (key) this.last = { scope, key };
+    return key;
+  }
+
+  private lookup(scope: OwnerKey): Buffer | undefined {
     const id = ownerId(scope);
     const cached = this.cache.get(id) ?? this.fresh.get(id)?.key;
     if (cached) return cached;
@@ -103,7 +114,7 @@ export class OwnerKeys {
     const owner: OwnerKey = [scope.tenant, scope.partition ?? '', scope.entityId];
     const id = ownerId(owner);
     await this.fresh.get(id)?.committed.catch(() => undefined);
-    this.cache.delete(id);
+    this.forget(id);
     const slot = this.db.get(owner) as number | undefined;
     if (slot === undefined) return;
     writeSync(this.fd, Buffer.alloc(SLOT_BYTES), 0, SLOT_BYTES, slot * SLOT_BYTES);
@@ -113,8 +124,14 @@ export class OwnerKeys {
       this.db.remove(owner);
       this.db.put([FREE, slot], true);
     });
-    this.cache.delete(id);
+    this.forget(id);
     if (!this.free.includes(slot)) this.free.push(slot);
+  }
+
+  /** Drops an owner's key from memory. */
+  private forget(id: string): void {
+    this.cache.delete(id);
+    if (this.last && ownerId(this.last.scope) === id) this.last = undefined;
   }
 
   close(): void {
@@ -142,7 +159,9 @@ export class OwnerKeys {
         settle();
       },
       (error: unknown) => {
+        // Never committed: no later write may seal under this key.
         quietCommitFailure(error);
+        if (this.last?.key === key) this.last = undefined;
         settle();
       },
     );
