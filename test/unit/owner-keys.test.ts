@@ -110,6 +110,33 @@ describe('owner data keys (DATA_DIR/owner-keys)', () => {
     await reopened.close();
   });
 
+  it('syncs a new slot to disk before the commit that records it (queued puts and transactions)', async () => {
+    const store = open(tempDir());
+    const graph = new GraphStore(store);
+    // What each sync saw: whether a slot was waiting for it, and whether LMDB had already committed the owner's slot.
+    const syncs: Array<{ pending: boolean; committed: boolean }> = [];
+    const keys = store.keys as unknown as { flush(): void; dirty: boolean };
+    const flush = keys.flush.bind(keys);
+    let watched: Scope = alice;
+    keys.flush = () => {
+      if (keys.dirty) syncs.push({ pending: true, committed: slotOf(store, watched) !== undefined });
+      flush();
+    };
+    await graph.putFact(alice, fact('f1', 'queued'));
+    expect(syncs).toEqual([{ pending: true, committed: false }]);
+    watched = bob;
+    let inside = false;
+    await store.transaction(() => {
+      graph.putEntity(bob, { memory_entity_id: 'e1', entity_type: 'person', display_name: 'B', created_at: 1 } as never, undefined);
+      inside = true;
+    });
+    // Inside the write transaction LMDB shows its own writes: the sync ran before it returned, so before its commit.
+    expect(inside).toBe(true);
+    expect(syncs).toHaveLength(2);
+    expect(syncs[1]!.pending).toBe(true);
+    await store.close();
+  });
+
   it('allocates inside a transaction and the key is durable with it', async () => {
     const dir = tempDir();
     const store = open(dir);
