@@ -74,7 +74,10 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
-  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }));
+  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
+    releasePid();
+    throw error;
+  }));
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
