@@ -6,8 +6,7 @@
  * Run: `npm run bench:encryption -- [seconds] [rounds]` (builds first).
  */
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +15,7 @@ import type { Fact } from '../src/domain/facts.js';
 import { GraphStore } from '../src/store/graph.js';
 import { openStore } from '../src/store/lmdb.js';
 import { createCorpus } from './lib/corpus.js';
-import { spawnEngram, type BenchService } from './lib/processes.js';
+import { cpuSeconds, spawnEngram, type BenchService } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -24,17 +23,12 @@ const KEY = 'sk_bench_crypt_0123456789abcdef';
 const OWNERS = 100;
 const FACTS = 10_000;
 
+/** One load of one service: medians are taken over rounds. */
 interface Figure {
   rps: number;
   p99: number;
   cpuUs: number;
   errors: number;
-}
-
-/** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function load(service: BenchService, connections: number, seconds: number, request: (n: number) => { path: string; body: string }): Promise<Figure> {
