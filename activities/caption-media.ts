@@ -21,7 +21,7 @@ export function createCaptionMediaActivities({ media }: Pick<ActivityPorts, 'med
         const kind = routeKind(doc.modality === 'audio' ? 'audio' : 'image');
         const route = media.routes.find((r) => r.name === input.route && r.kind === kind);
         if (!route) throw new AppError('media_processing_unavailable', `provider route ${input.route} is not configured`);
-        const bytes = media.open(scope.tenant, doc.doc_id, pending.sealed);
+        const { bytes } = pending;
         const call = {
           url: route.url,
           key: media.providerKey,

@@ -81,12 +81,10 @@ export interface FieldBackfillPort {
 
 /** Staged media, its provider routes and limits, and the owner's write of the derived text. */
 export interface MediaPort {
-  /** The staged (not yet captioned) media record and its sealed bytes. */
-  getPending(scope: Scope, docId: string): { doc: StoredDocument; sealed: Uint8Array } | undefined;
+  /** The staged (not yet captioned) media record and its bytes. */
+  getPending(scope: Scope, docId: string): { doc: StoredDocument; bytes: Uint8Array } | undefined;
   /** Whether the document exists as a finished (captioned) record. */
   isDone(scope: Scope, docId: string): boolean;
-  /** Decrypts sealed bytes. */
-  open(tenant: string, docId: string, sealed: Uint8Array): Uint8Array;
   /** Stores the derived text in the owner's actor and indexes it; a no-op when already done. */
   complete(scope: Scope, docId: string, text: string, derivedBy: string): Promise<void>;
   routes: readonly MediaRoute[];

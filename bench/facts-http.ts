@@ -10,10 +10,10 @@
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
+import { cpuSeconds, plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -38,13 +38,6 @@ interface Scenario {
   server: ChildProcess;
   /** Built afresh per run: autocannon adds content-length to the headers object it is given. */
   options: () => autocannon.Options;
-}
-
-/** User + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(child: ChildProcess): number {
-  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function load(scenario: Scenario, seconds: number): Promise<Figure> {

@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   STORE_SYNC: z.enum(['data', 'full']).default('full'),
   API_KEYS_FILE: z.string().optional(),
   ENCRYPTION_KEY: z.string().optional(),
+  /** `on`: owners' content records are sealed under per-owner data keys (src/store/owner-keys.ts); reads take both forms. */
+  CONTENT_ENCRYPTION: z.enum(['on', 'off']).default('on'),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_CONFIG: z.string().default('./temporal.yaml'),
   TEMPORAL_CLI_PATH: z.string().optional(),
@@ -208,7 +210,7 @@ export interface Config {
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
   vector: { exactMax: number; ef: number; checkpoint: { labels: number; ms: number } };
   embedder: EmbedderConfig;
-  documents: { limits: DocumentLimits; encryptionKey: string | undefined };
+  documents: { limits: DocumentLimits; encryptionKey: string | undefined; encryptContent: boolean };
   query: { maxGroups: number; maxScanned: number; backfillPageSize: number; wake: { pageSize: number; waitMs: number } };
   reembed: { concurrency: number; pageSize: number };
   erase: { docsPerTransaction: number; keysPerTransaction: number };
@@ -243,6 +245,7 @@ function compile(env: Env, file: TemporalFile): Config {
     documents: {
       limits: { documentBytes: env.DOCUMENT_MAX_BYTES, mediaBytes: env.MEDIA_MAX_BYTES, captionBytes: env.CAPTION_MAX_BYTES, transcriptBytes: env.TRANSCRIPT_MAX_BYTES },
       encryptionKey: env.ENCRYPTION_KEY,
+      encryptContent: env.CONTENT_ENCRYPTION === 'on',
     },
     query: {
       maxGroups: env.QUERY_MAX_GROUPS,

@@ -16,11 +16,12 @@ import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
 import { QueryService } from './query/service.js';
-import { BlobCipher, loadMasterKey } from './store/blobs.js';
+import { loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
 import { openStore, type Store } from './store/lmdb.js';
 import { OwnerHolds } from './store/owner-holds.js';
+import { claimPidFile } from './store/pid-file.js';
 import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
@@ -58,7 +59,10 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const log = options.log ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock;
   guardDataDir(config.dataDir, log);
-  const store = openStore(config.dataDir, config.store.sync);
+  const masterKey = loadMasterKey(config.documents.encryptionKey, config.dataDir);
+  const store = openStore(config.dataDir, config.store.sync, { masterKey, encrypt: config.documents.encryptContent });
+  // Marks DATA_DIR as in use, so offline tools (`npm run compact`) refuse to run beside the service.
+  const releasePid = claimPidFile(config.dataDir);
   const graph = new GraphStore(store);
   // Owners being erased or imported: invisible to every read (queries included), refusing every write.
   const holds = new OwnerHolds(store);
@@ -72,8 +76,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const erasures = new OwnerErasures({
     holds,
     clock,
-    // finalSteps: where per-owner steps that must follow the records (destroying a data key) plug in.
-    purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [] },
+    // Once the records are gone the owner's data key is destroyed: every copy of them left in freed pages is ciphertext no key opens.
+    purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [(scope) => store.keys.destroy(scope)] },
     batches: { docsPerTransaction: config.erase.docsPerTransaction, keysPerTransaction: config.erase.keysPerTransaction },
     start: (erasure) => startErasure(erasure),
   });
@@ -84,11 +88,14 @@ export async function composeService(config: Config, options: ServiceOptions = {
   };
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
-  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed, erasures };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
-  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }));
+  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
+    releasePid();
+    throw error;
+  }));
   // Erasures a previous process left under way go on (joining their runs), once Temporal is ready.
   for (const erasure of erasures.open()) startErasure(erasure);
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
@@ -96,7 +103,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
-    ownerDigest: ownerDigester(loadMasterKey(config.documents.encryptionKey, config.dataDir)),
+    ownerDigest: ownerDigester(masterKey),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
@@ -114,6 +121,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
       await backends.indexes.close();
       await backends.embedding.close();
       await store.close();
+      releasePid();
     },
   };
 }
@@ -194,7 +202,6 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
     media: {
       getPending: (scope, docId) => documents.docs.getPending(scope, docId),
       isDone: (scope, docId) => documents.docs.get(scope, docId) !== undefined,
-      open: (tenant, docId, sealed) => documents.cipher.open(tenant, docId, sealed),
       complete: async (scope, docId, text, derivedBy) => {
         await actors.actorFor(scope).documents.completePending(docId, text, derivedBy);
       },
@@ -207,7 +214,7 @@ function activityPorts(config: Config, actors: ActorRegistry, fields: QueryServi
 }
 
 /**
- * The document store, blob cipher, embedder and vector index opener of one node: what every owner's
+ * The document store, embedder and vector index opener of one node: what every owner's
  * documents part is built from. `hooks` is where field indexes plug in; `embedding.close` stops the embedder.
  */
 export function createDocumentBackends(
@@ -215,11 +222,10 @@ export function createDocumentBackends(
   store: Store,
   log: Logger,
   hooks: DocumentWriteHook[],
-): OwnerDocumentsDeps & { cipher: BlobCipher; embedding: NodeEmbedder } {
+): OwnerDocumentsDeps & { embedding: NodeEmbedder } {
   const embedding = createEmbedder(config.embedder, { onModelLoaded: (ms) => log.info({ ms }, 'embedding model loaded') });
   const { embedder } = embedding;
   const docs = new DocumentStore(store, hooks);
-  const cipher = new BlobCipher(loadMasterKey(config.documents.encryptionKey, config.dataDir));
   // Passages stored before they carried an embedder id came from the hashing embedder or a provider.
   const ownsUnlabeled = embedding.status.kind !== 'model';
   const indexes = new VectorIndexes(docs, embedder, config.dataDir, {
@@ -227,7 +233,7 @@ export function createDocumentBackends(
     onError: (err, what) => log.error({ err }, `vector index: ${what} failed`),
     onEvent: (event) => log.info(event, `vector index ${event.event}`),
   }, ownsUnlabeled);
-  return { docs, embedder, indexes, cipher, embedding, semanticUnavailable: embedding.status.fallback };
+  return { docs, embedder, indexes, embedding, semanticUnavailable: embedding.status.fallback };
 }
 
 /**

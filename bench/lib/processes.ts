@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,13 @@ export async function spawnEngram(dataDir: string, key: string, keysDir: string,
   const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', EMBEDDER: 'hash', ...extraEnv };
   const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
   return { url, child, stop: () => stopChild(child) };
+}
+
+/** User + system CPU seconds of a process so far, all its threads (Linux /proc). */
+export function cpuSeconds(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** SIGTERM, then resolves once the process has exited. */

@@ -5,7 +5,6 @@ import type { StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
 import { notFound } from '../errors.js';
 import { searchIndexes, type SearchMode, type SearchRequest } from '../search/modes.js';
-import type { BlobCipher } from '../store/blobs.js';
 import type { DocumentStore, EmbeddedText } from '../store/documents.js';
 import { embedTexts, indexable } from './document-embedding.js';
 import type { Embedder } from '../vector/embedder.js';
@@ -37,7 +36,6 @@ export interface MediaCaptioner {
 export interface DocumentServices {
   docs: DocumentStore;
   embedder: Embedder;
-  cipher: BlobCipher;
   limits: DocumentLimits;
   mediaRoutes: MediaRoute[];
   /** Absent where no job system is wired; media without caller text then answers 503. */
@@ -90,13 +88,13 @@ export class OwnerDocuments {
     return (this.loaded?.vector.residentBytes ?? 0) + (this.loaded?.lexical.residentBytes ?? 0);
   }
 
-  /** Stores a new document (and its sealed original bytes, for media). */
-  insert(input: NewDocument, sealed?: Uint8Array): Promise<StoredDocument> {
+  /** Stores a new document (and its original bytes, for media; the store seals them). */
+  insert(input: NewDocument, bytes?: Uint8Array): Promise<StoredDocument> {
     return this.held(async () => {
       const embedded = await this.embed(indexedText(input));
       const { doc, labels } = await this.writes.transaction((now) => {
         const doc = newDocument(input, now);
-        return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded, sealed) };
+        return { doc, labels: this.deps.docs.insert(this.scope, doc, embedded, bytes) };
       });
       await this.indexDoc(doc, indexable(labels, embedded));
       return doc;
@@ -139,8 +137,8 @@ export class OwnerDocuments {
   }
 
   /** Keeps media whose caption or transcript a workflow will derive; it is not a document yet. */
-  async stagePending(input: NewDocument, sealed: Uint8Array): Promise<void> {
-    await this.writes.transaction((now) => this.deps.docs.putPending(this.scope, { doc: newDocument(input, now), sealed }));
+  async stagePending(input: NewDocument, bytes: Uint8Array): Promise<void> {
+    await this.writes.transaction((now) => this.deps.docs.putPending(this.scope, { doc: newDocument(input, now), bytes }));
   }
 
   /** Turns staged media into a document with its derived text (idempotent: a retry finds it done). */
@@ -157,7 +155,7 @@ export class OwnerDocuments {
         const staged = this.deps.docs.getPending(this.scope, docId);
         if (!staged) return null;
         const doc: StoredDocument = { ...staged.doc, derived_text: derivedText, derived_by: derivedBy, created_at: now, updated_at: now };
-        const labels = this.deps.docs.insert(this.scope, doc, embedded, staged.sealed);
+        const labels = this.deps.docs.insert(this.scope, doc, embedded, staged.bytes);
         this.deps.docs.removePending(this.scope, docId);
         return { doc, labels };
       });

@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PRIVATE_FILE, privateDir } from './private-files.js';
+import { TenantKeys } from './tenant-keys.js';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -16,10 +17,11 @@ const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
  * Sealed layout: version (1 byte) | IV (12) | GCM tag (16) | ciphertext.
  */
 export class BlobCipher {
-  private readonly keys = new Map<string, Buffer>();
+  private readonly keys: TenantKeys;
 
-  constructor(private readonly masterKey: Buffer) {
+  constructor(masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the encryption master key must be 32 bytes');
+    this.keys = new TenantKeys(masterKey, 'engram-blob-v1');
   }
 
   seal(tenant: string, docId: string, plain: Uint8Array): Buffer {
@@ -41,12 +43,7 @@ export class BlobCipher {
   }
 
   private tenantKey(tenant: string): Buffer {
-    let key = this.keys.get(tenant);
-    if (!key) {
-      key = Buffer.from(hkdfSync('sha256', this.masterKey, Buffer.from('engram-blob-v1'), Buffer.from(tenant, 'utf8'), 32));
-      this.keys.set(tenant, key);
-    }
-    return key;
+    return this.keys.get(tenant);
   }
 }
 

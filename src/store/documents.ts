@@ -1,6 +1,7 @@
 import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
 import { canRead } from '../domain/access.js';
+import { isSealed } from './sealed.js';
 import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /** One embedded passage as stored: its document, its text and its vector (float32 bytes). */
@@ -22,18 +23,24 @@ export interface EmbeddedText {
   embedder: string;
 }
 
-/** Media waiting for its caption or transcript (the captioning workflow reads it by id). */
+/** Media waiting for its caption or transcript (the captioning workflow reads it by id): the record and its bytes. */
 export interface PendingMedia {
   doc: StoredDocument;
-  sealed: Uint8Array;
+  bytes: Uint8Array;
 }
+
+/**
+ * Staged media as stored: sealed whole under the owner's key (then `bytes`), or in clear with the bytes
+ * sealed by the tenant key (`sealed`: with encryption at rest off, and before owner keys).
+ */
+type StoredPending = { doc: StoredDocument; bytes: Uint8Array } | { doc: StoredDocument; sealed: Uint8Array };
 
 /**
  * Documents in LMDB. Writers run inside `Store.transaction`, so a document, its blob, its passages, its
  * index entries and every `DocumentWriteHook` commit together.
  *
  * Under the owner's scope:
- *   records: doc/<id> → StoredDocument   blob/<id> → sealed bytes   dvec/<id> → passage labels
+ *   records: doc/<id> → StoredDocument   blob/<id> → media bytes      dvec/<id> → passage labels
  *            psg/<label> → PassageRecord  vseq → next passage label  pending/<id> → PendingMedia
  *   index:   d_created/<created_at>/<id>  (newest first by reading backwards)
  * and, outside every scope, index [0, 'pending', staged_at, ...scope, id] for the sweep of abandoned media.
@@ -45,7 +52,7 @@ export class DocumentRecords {
   constructor(protected readonly store: Store) {}
 
   get(scope: Scope, docId: string): StoredDocument | undefined {
-    return this.store.records.get([...scopeKey(scope), 'doc', docId]) as StoredDocument | undefined;
+    return this.store.content.get<StoredDocument>([...scopeKey(scope), 'doc', docId]);
   }
 
   /** The records of several documents, in the order asked (undefined where one does not exist). */
@@ -93,7 +100,7 @@ export class DocumentRecords {
         const wanted = limit - docs.length;
         let read = 0;
         for (const key of this.store.index.getKeys({ start: first, end: [...scope, 'd_created', KEY_MAX], limit: wanted })) {
-          const doc = this.store.records.get([...scope, 'doc', String((key as Key).at(-1))]) as StoredDocument | undefined;
+          const doc = this.store.content.get<StoredDocument>([...scope, 'doc', String((key as Key).at(-1))]);
           if (doc) docs.push(doc);
           last = key as Key;
           read++;
@@ -104,12 +111,16 @@ export class DocumentRecords {
     }
   }
 
+  /** A media document's original bytes (opened: sealed under the owner's key, or with the tenant key before). */
   getBlob(scope: Scope, docId: string): Uint8Array | undefined {
-    return this.store.records.get([...scopeKey(scope), 'blob', docId]) as Uint8Array | undefined;
+    const key = [...scopeKey(scope), 'blob', docId];
+    const stored = this.store.records.get(key) as Uint8Array | undefined;
+    if (stored === undefined) return undefined;
+    return isSealed(stored) ? (this.store.content.open(key, stored) as Uint8Array) : this.store.blobs.open(scope.tenant, docId, stored);
   }
 
   passage(scope: Scope, label: number): PassageRecord | undefined {
-    return this.store.records.get([...scopeKey(scope), 'psg', label]) as PassageRecord | undefined;
+    return this.store.content.get<PassageRecord>([...scopeKey(scope), 'psg', label]);
   }
 }
 
@@ -128,20 +139,20 @@ export class DocumentStore extends DocumentRecords {
   }
 
   /** Inside a transaction: stores a new document with its passages and blob; returns the passage labels. */
-  insert(scope: Scope, doc: StoredDocument, { passages, vectors, embedder }: EmbeddedText, sealed?: Uint8Array): number[] {
+  insert(scope: Scope, doc: StoredDocument, { passages, vectors, embedder }: EmbeddedText, bytes?: Uint8Array): number[] {
     const s = scopeKey(scope);
     const first = (this.store.records.get([...s, 'vseq']) as number | undefined) ?? 0;
     const labels = vectors.map((_, i) => first + i);
     for (const hook of this.hooks) hook.onDocumentWrite(undefined, doc);
     this.store.records.put([...s, 'vseq'], first + labels.length);
-    this.store.records.put([...s, 'doc', doc.doc_id], doc);
+    this.store.content.put([...s, 'doc', doc.doc_id], doc);
     this.store.index.put([...s, 'd_created', doc.created_at, doc.doc_id], true);
-    if (sealed) this.store.records.put([...s, 'blob', doc.doc_id], sealed);
+    if (bytes) this.putBlob(scope, doc.doc_id, bytes);
     this.store.records.put([...s, 'dvec', doc.doc_id], labels);
     labels.forEach((label, i) => {
       const v = vectors[i]!;
       const record: PassageRecord = { doc_id: doc.doc_id, text: passages[i]!, vector: new Uint8Array(v.buffer, v.byteOffset, v.byteLength), embedder };
-      this.store.records.put([...s, 'psg', label], record);
+      this.store.content.put([...s, 'psg', label], record);
     });
     return labels;
   }
@@ -149,7 +160,7 @@ export class DocumentStore extends DocumentRecords {
   /** Inside a transaction: a soft delete or a restore. */
   update(scope: Scope, previous: StoredDocument, next: StoredDocument): void {
     for (const hook of this.hooks) hook.onDocumentWrite(previous, next);
-    this.store.records.put([...scopeKey(scope), 'doc', next.doc_id], next);
+    this.store.content.put([...scopeKey(scope), 'doc', next.doc_id], next);
   }
 
   /** Inside a transaction: removes the document, its bytes, its passages and its index entries for good; returns the passages' labels. */
@@ -166,11 +177,15 @@ export class DocumentStore extends DocumentRecords {
   }
 
   getPending(scope: Scope, docId: string): PendingMedia | undefined {
-    return this.store.records.get([...scopeKey(scope), 'pending', docId]) as PendingMedia | undefined;
+    const stored = this.store.content.get<StoredPending>([...scopeKey(scope), 'pending', docId]);
+    if (!stored || 'bytes' in stored) return stored;
+    return { doc: stored.doc, bytes: this.store.blobs.open(scope.tenant, docId, stored.sealed) };
   }
 
   putPending(scope: Scope, pending: PendingMedia): void {
-    this.store.records.put([...scopeKey(scope), 'pending', pending.doc.doc_id], pending);
+    const { doc, bytes } = pending;
+    const stored: StoredPending = this.store.content.encrypt ? pending : { doc, sealed: this.store.blobs.seal(scope.tenant, doc.doc_id, bytes) };
+    this.store.content.put([...scopeKey(scope), 'pending', doc.doc_id], stored);
     this.store.index.put([...PENDING_BY_TIME, pending.doc.created_at, ...scopeKey(scope), pending.doc.doc_id], true);
   }
 
@@ -193,6 +208,12 @@ export class DocumentStore extends DocumentRecords {
     }
     if (stale.length > 0) await this.store.transaction(() => stale.forEach(({ scope, docId }) => this.removePending(scope, docId)));
     return stale.length;
+  }
+
+  /** The media bytes of a document: sealed under the owner's key, or with the tenant key when encryption at rest is off. */
+  private putBlob(scope: Scope, docId: string, bytes: Uint8Array): void {
+    const stored = this.store.content.encrypt ? bytes : this.store.blobs.seal(scope.tenant, docId, bytes);
+    this.store.content.put([...scopeKey(scope), 'blob', docId], stored);
   }
 
   /** Whether the owner ever stored a passage (a search of an owner without one needs no index). */
@@ -221,8 +242,7 @@ export class DocumentStore extends DocumentRecords {
     for (;;) {
       let seen = 0;
       let last: Key | null = null;
-      for (const { key, value } of this.store.records.getRange({ start, end: [...prefix, KEY_MAX], limit: chunk + 1 })) {
-        const k = key as Key;
+      for (const { key: k, value } of this.store.content.range({ start, end: [...prefix, KEY_MAX], limit: chunk + 1 })) {
         if (skip && seen === 0 && k.length === skip.length && k.every((part, i) => part === skip![i])) continue;
         visit(k, value);
         last = k;

@@ -22,7 +22,7 @@ export class GraphStore {
   constructor(private readonly store: Store) {}
 
   getEntity(scope: Scope, id: string): Entity | undefined {
-    return this.store.records.get([...scopeKey(scope), 'ent', id]) as Entity | undefined;
+    return this.store.content.get<Entity>([...scopeKey(scope), 'ent', id]);
   }
 
   putEntity(scope: Scope, entity: Entity, previous: Entity | undefined): void {
@@ -31,7 +31,7 @@ export class GraphStore {
     if (previous && previous.entity_type !== entity.entity_type) {
       this.store.index.remove([...s, 'e_type', previous.entity_type, previous.created_at, id]);
     }
-    this.store.records.put([...s, 'ent', id], entity);
+    this.store.content.put([...s, 'ent', id], entity);
     this.store.index.put([...s, 'e_created', entity.created_at, id], true);
     this.store.index.put([...s, 'e_type', entity.entity_type, entity.created_at, id], true);
   }
@@ -52,13 +52,13 @@ export class GraphStore {
   }
 
   getRelationship(scope: Scope, id: string): Relationship | undefined {
-    return this.store.records.get([...scopeKey(scope), 'rel', id]) as Relationship | undefined;
+    return this.store.content.get<Relationship>([...scopeKey(scope), 'rel', id]);
   }
 
   putRelationship(scope: Scope, edge: Relationship): void {
     const s = scopeKey(scope);
     const { relationship_id: id, observed_at: at } = edge;
-    this.store.records.put([...s, 'rel', id], edge);
+    this.store.content.put([...s, 'rel', id], edge);
     this.store.index.put([...s, 'r_obs', at, id], true);
     this.store.index.put([...s, 'r_from', edge.from_entity_id, at, id], true);
     this.store.index.put([...s, 'r_to', edge.to_entity_id, at, id], true);
@@ -105,7 +105,7 @@ export class GraphStore {
   }
 
   getFact(scope: Scope, id: string): Fact | undefined {
-    return this.store.records.get([...scopeKey(scope), 'fact', id]) as Fact | undefined;
+    return this.store.content.get<Fact>([...scopeKey(scope), 'fact', id]);
   }
 
   /**
@@ -115,7 +115,7 @@ export class GraphStore {
    * rebuilt from these records by `loadFacts`.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
-    return committed(this.store.records.put([...scopeKey(scope), 'fact', fact.fact_id], fact));
+    return committed(this.store.content.put([...scopeKey(scope), 'fact', fact.fact_id], fact));
   }
 
   /** Removes a fact record (every version: a fact's versions replace one record). */
@@ -126,7 +126,7 @@ export class GraphStore {
   /** Every stored fact of the owner, in id order. */
   *loadFacts(scope: Scope): Generator<Fact> {
     const prefix = [...scopeKey(scope), 'fact'];
-    for (const { value } of this.store.records.getRange({ start: prefix, end: [...prefix, KEY_MAX] })) yield value as Fact;
+    for (const { value } of this.store.content.range({ start: prefix, end: [...prefix, KEY_MAX] })) yield value as Fact;
   }
 
   /** Walks an index range (id is the key's last part), loads each record and keeps the matching ones. */

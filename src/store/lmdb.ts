@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
+import { BlobCipher, loadMasterKey } from './blobs.js';
 import { committed, quietCommitFailure } from './commit-failure.js';
+import { ContentRecords } from './content.js';
+import { OwnerKeys } from './owner-keys.js';
 import { closeFile, PRIVATE_FILE, privateDir } from './private-files.js';
 
 /** lmdb-js orders array keys element by element: numbers before strings. */
@@ -27,6 +30,12 @@ export interface Store {
   readonly records: Database<unknown, Key>;
   /** Secondary entries: `[...scope, index, ...sort parts, id] → true`. */
   readonly index: Database<true, Key>;
+  /** `records` as their content: sealed under the owners' data keys, or in clear (src/store/content.ts). */
+  readonly content: ContentRecords;
+  /** The owners' data keys; `keys.destroy(scope)` makes the owner's sealed records unreadable for good. */
+  readonly keys: OwnerKeys;
+  /** Media bytes sealed with the tenant key: the format with encryption at rest off, and before owner keys. */
+  readonly blobs: BlobCipher;
   transaction<T>(fn: () => T): Promise<T>;
   close(): Promise<void>;
 }
@@ -40,7 +49,14 @@ export interface Store {
  */
 export type StoreSync = 'data' | 'full';
 
-export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
+/** Encryption at rest of the owners' content: the master key, and whether writes are sealed (CONTENT_ENCRYPTION). */
+export interface ContentOptions {
+  masterKey: Buffer;
+  encrypt: boolean;
+}
+
+/** Opens the store; without `content`, the master key of DATA_DIR (made on first use) and encryption on. */
+export function openStore(dataDir: string, sync: StoreSync = 'full', content?: ContentOptions): Store {
   privateDir(dataDir);
   const path = join(dataDir, 'engram.mdb');
   // `permissionsMode` (the mode LMDB creates the data and lock files with) is read by lmdb-js's native
@@ -52,12 +68,30 @@ export function openStore(dataDir: string, sync: StoreSync = 'full'): Store {
   // Shared msgpack structures: records of one shape are decoded ~4x faster than with inline definitions.
   const records = env.openDB<unknown, Key>({ name: 'records', sharedStructuresKey: Symbol.for('structures') });
   const index = env.openDB<true, Key>({ name: 'index' });
+  const { masterKey, encrypt } = content ?? { masterKey: loadMasterKey(undefined, dataDir), encrypt: true };
+  const keys = new OwnerKeys(env, env.openDB<unknown, Key>({ name: 'owner_keys' }), dataDir, masterKey);
+  // Slots allocated for a batch are durable before it commits: plain puts commit after `beforecommit`,
+  // a transaction's callback runs after it (lmdb-js), so it flushes when it ends.
+  env.on('beforecommit', () => keys.flush());
+  const flushed = <T>(fn: () => T) => () => {
+    try {
+      return fn();
+    } finally {
+      keys.flush();
+    }
+  };
   return {
     env,
     records,
     index,
-    transaction: <T>(fn: () => T) => committed(env.transaction(fn) as Promise<T>),
-    close: () => env.close(),
+    content: new ContentRecords(records, keys, encrypt),
+    keys,
+    blobs: new BlobCipher(masterKey),
+    transaction: <T>(fn: () => T) => committed(env.transaction(flushed(fn)) as Promise<T>),
+    close: async () => {
+      await env.close();
+      keys.close();
+    },
   };
 }
 

@@ -42,9 +42,9 @@ export class ReembedRecords {
     const passages: ForeignPassage[] = [];
     let last = after;
     let read = 0;
-    for (const { key, value } of this.store.records.getRange({ start: [...scopeKey(scope), 'psg', after + 1], end: psgEnd(scope), limit: scanMax })) {
+    for (const { key, value } of this.store.content.range({ start: [...scopeKey(scope), 'psg', after + 1], end: psgEnd(scope), limit: scanMax })) {
       const record = value as PassageRecord;
-      last = (key as Key).at(-1) as number;
+      last = key.at(-1) as number;
       read++;
       if (isForeign(record.embedder, node)) passages.push({ label: last, text: record.text });
       if (passages.length >= limit) return { passages, last, end: !this.hasPassageAfter(scope, last) };
@@ -75,10 +75,10 @@ export class ReembedRecords {
     let changed = 0;
     for (const { label, vector } of vectors) {
       const key = [...scopeKey(scope), 'psg', label];
-      const record = this.store.records.get(key) as PassageRecord | undefined;
+      const record = this.store.content.get<PassageRecord>(key);
       if (!record || !isForeign(record.embedder, node)) continue;
       const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-      this.store.records.put(key, { ...record, vector: bytes, embedder: node.id } satisfies PassageRecord);
+      this.store.content.put(key, { ...record, vector: bytes, embedder: node.id } satisfies PassageRecord);
       changed++;
     }
     return changed;

@@ -82,18 +82,21 @@ export async function readOwner(call: Call, key: string, owner: string, docIds: 
   return reads;
 }
 
-/** Every LMDB key left of an owner: its records and index entries, its field-index document numbers, its hold. */
+/** Every LMDB key left of an owner: its records and index entries, its field-index document numbers, its hold, its data key's slot. */
 export function ownerKeys(store: Store, scope: Scope): Key[] {
   const s = scopeKey(scope);
   const under = (db: { getKeys(range: object): Iterable<unknown> }, prefix: Key) =>
     [...db.getKeys({ start: prefix, end: [...prefix, KEY_MAX] })].map((k) => k as Key).filter((k) => prefix.every((part, i) => k[i] === part));
   const meta = store.env.openDB<unknown, Key>({ name: 'field_meta' });
   const holds = store.env.openDB<unknown, Key>({ name: 'owner_holds' });
+  const dataKeys = store.env.openDB<unknown, Key>({ name: 'owner_keys' });
   return [
     ...under(store.records, s),
     ...under(store.index, s),
     ...under(meta, [scope.tenant, 'd', scope.partition ?? '', scope.entityId]),
     ...under(holds, ['h', scope.tenant, scope.partition ?? '', scope.entityId]),
+    // The owner's data-key slot number (src/store/owner-keys.ts): gone once its key is destroyed.
+    ...under(dataKeys, [scope.tenant, scope.partition ?? '', scope.entityId]),
   ];
 }
 

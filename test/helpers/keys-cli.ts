@@ -11,9 +11,14 @@ export interface CliRun {
 }
 
 /** Runs `src/cli/keys.ts` (what `npm run keys --` runs, built) in its own process, through tsx. */
-export async function runKeysCli(args: string[]): Promise<CliRun> {
+export function runKeysCli(args: string[]): Promise<CliRun> {
+  return runCli('src/cli/keys.ts', args);
+}
+
+/** Runs an operator command of src/cli/ (what its `npm run` script runs, built) in its own process, through tsx. */
+export async function runCli(script: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { cwd: ROOT });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -28,7 +28,7 @@ describe('document write hooks (the field indexes plug in here)', () => {
       onDocumentWrite(previous, next) {
         const id = (next ?? previous)!.doc_id;
         // Inside the transaction the record is not yet written (insert) or still the previous version.
-        const stored = store.records.get(['acme', '', 'owner', 'doc', id]) as StoredDocument | undefined;
+        const stored = store.content.get<StoredDocument>(['acme', '', 'owner', 'doc', id]);
         calls.push({ previous, next, committedBefore: stored?.updated_at === next?.updated_at && stored?.deleted_at === next?.deleted_at });
       },
     };
@@ -67,8 +67,8 @@ describe('abandoned media sweep', () => {
       created_at: at, updated_at: at, deleted_at: null,
     });
     await store.transaction(() => {
-      docs.putPending(scope, { doc: staged('old', 1_000), sealed: new Uint8Array([1]) });
-      docs.putPending(scope, { doc: staged('new', 9_000), sealed: new Uint8Array([2]) });
+      docs.putPending(scope, { doc: staged('old', 1_000), bytes: new Uint8Array([1]) });
+      docs.putPending(scope, { doc: staged('new', 9_000), bytes: new Uint8Array([2]) });
     });
     expect(await docs.sweepPending(5_000)).toBe(1);
     expect(docs.getPending(scope, 'old')).toBeUndefined();

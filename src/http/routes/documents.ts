@@ -81,9 +81,9 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     const doc = readableDoc(ctx, deps, ctx.params.doc_id);
     if (doc.deleted_at !== null) throw notFound(`document ${doc.doc_id}`);
     const scope = scopeOf(doc);
-    const sealed = doc.modality === 'text' ? undefined : services.docs.getBlob(scope, doc.doc_id);
-    if (doc.modality !== 'text' && !sealed) throw notFound(`bytes of document ${doc.doc_id}`);
-    ctx.body = sealed ? services.cipher.open(doc.tenant, doc.doc_id, sealed) : Buffer.from(doc.content ?? '', 'utf8');
+    const bytes = doc.modality === 'text' ? undefined : services.docs.getBlob(scope, doc.doc_id);
+    if (doc.modality !== 'text' && !bytes) throw notFound(`bytes of document ${doc.doc_id}`);
+    ctx.body = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(doc.content ?? '', 'utf8');
     ctx.type = doc.modality === 'text' ? `${doc.content_type}; charset=utf-8` : doc.content_type;
     ctx.set('Content-Disposition', `attachment; filename="${safeFilename(doc.filename ?? doc.doc_id)}"`);
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -43,10 +43,9 @@ export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
       source: body.source,
       readers: readers ?? null,
     };
-    const sealed = services.cipher.seal(scope.tenant, docId, bytes);
     const part = ownerDocuments(deps, scope);
     if (clientText !== undefined) {
-      const doc = await part.insert({ ...input, derived_text: clientText, derived_by: 'client' }, sealed);
+      const doc = await part.insert({ ...input, derived_text: clientText, derived_by: 'client' }, bytes);
       ctx.status = 201;
       ctx.body = mediaJson(doc);
       return;
@@ -54,7 +53,7 @@ export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
     const route = chooseMediaRoute(services.mediaRoutes, body.modality, ctx.state.principal.phiStrict);
     if (!route.ok) throw new AppError('media_processing_unavailable', route.reason);
     if (!services.captioner) throw unavailable('the job system that runs captioning is not available; send caption or transcript');
-    await part.stagePending(input, sealed);
+    await part.stagePending(input, bytes);
     try {
       await services.captioner.caption({ scope, docId, route: route.route.name });
     } catch (error) {
