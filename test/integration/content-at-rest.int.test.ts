@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/keys-cli.js';
+import { indexTenant, MARKER_IMAGE, writeMarkers } from '../helpers/markers.js';
 import { findOnDisk } from '../helpers/scan-data-dir.js';
 import { startTestService, type SocketTestService } from '../helpers/service.js';
 
@@ -34,13 +35,6 @@ function tempDir(): string {
 
 const tag = randomBytes(6).toString('hex');
 const marker = (what: string) => `mk-${what}-${tag}`;
-const image = readFileSync(new URL('../fixtures/media/image.png', import.meta.url));
-
-/** Declares `project` (metadata) and wakes the tenant's field indexes with a first query. */
-async function indexTenant(svc: SocketTestService): Promise<void> {
-  expect((await svc.call('PUT', '/v1/schema/fields', { body: { fields: [{ name: 'project', type: 'string', source: { metadata: 'project' } }] } })).status).toBe(200);
-  expect((await svc.call('POST', '/v1/query', { body: { filter: { field: 'project', op: 'exists', value: true } } })).status).toBe(200);
-}
 
 describe('content at rest (CONTENT_ENCRYPTION=on, the default)', () => {
   it('keeps every content marker out of every file of DATA_DIR, but the field indexes values', async () => {
@@ -48,52 +42,18 @@ describe('content at rest (CONTENT_ENCRYPTION=on, the default)', () => {
     const svc = await start(dataDir);
     await indexTenant(svc);
     const q = 'entity_id=at-rest-owner';
-    const secret = {
-      entityName: marker('entity-name'),
-      entityAlias: marker('entity-alias'),
-      entityAttribute: marker('entity-attribute'),
-      relationshipAttribute: marker('relationship-attribute'),
-      factValue: marker('fact-value'),
-      factOldValue: marker('fact-old-value'),
-      docContent: marker('doc-content'),
-      docTitle: marker('doc-title'),
-      docMetadata: marker('doc-metadata'),
-      caption: marker('media-caption'),
-      mediaFilename: marker('media-filename'),
-      mediaBytes: image.subarray(image.length / 2, image.length / 2 + 64),
-    };
-    const indexed = { declared: marker('declared-field'), tag: marker('tag'), source: marker('source') };
-
-    const ann = await svc.call('POST', `/v1/memory/entities?${q}`, {
-      body: { entity_type: 'person', display_name: secret.entityName, aliases: [secret.entityAlias], attributes: { note: secret.entityAttribute } },
-    });
-    expect(ann.status).toBe(201);
-    await svc.call('POST', `/v1/memory/entities?${q}`, { body: { entity_type: 'org', memory_entity_id: 'org-1' } });
-    const edge = await svc.call('POST', `/v1/memory/relationships?${q}`, {
-      body: { from_entity_id: ann.body.memory_entity_id, to_entity_id: 'org-1', relationship_type: 'works_at', attributes: { role: secret.relationshipAttribute } },
-    });
-    expect(edge.status).toBe(201);
-    expect((await svc.call('POST', `/v1/memory/facts?${q}`, { body: { predicate: 'plan', value: secret.factOldValue } })).status).toBe(201);
-    expect((await svc.call('POST', `/v1/memory/facts?${q}`, { body: { predicate: 'plan', value: secret.factValue } })).status).toBe(201);
-    const doc = await svc.call('POST', `/v1/documents?${q}`, {
-      body: { content: `minutes: ${secret.docContent}`, title: secret.docTitle, metadata: { note: secret.docMetadata, project: indexed.declared }, tags: [indexed.tag], source: indexed.source },
-    });
-    expect(doc.status).toBe(201);
-    const media = await svc.call('POST', `/v1/memory/media?${q}`, {
-      body: { modality: 'image', content_type: 'image/png', data_base64: image.toString('base64'), filename: `${secret.mediaFilename}.png`, caption: secret.caption },
-    });
-    expect(media.status).toBe(201);
+    const { sealed: secret, indexed, entityId, docId, mediaId } = await writeMarkers(svc, q);
 
     // Everything reads back through the API, the field index included.
-    expect((await svc.call('GET', `/v1/memory/entities/${ann.body.memory_entity_id}?${q}`)).body).toMatchObject({ display_name: secret.entityName, aliases: [secret.entityAlias] });
+    expect((await svc.call('GET', `/v1/memory/entities/${entityId}?${q}`)).body).toMatchObject({ display_name: secret.entityName, aliases: [secret.entityAlias] });
     expect((await svc.call('GET', `/v1/memory/facts?${q}`)).body.facts.map((f: { value: string }) => f.value)).toEqual([secret.factValue]);
-    expect((await svc.call('GET', `/v1/documents/${doc.body.doc_id}?${q}`)).body).toMatchObject({ title: secret.docTitle, content: `minutes: ${secret.docContent}` });
+    expect((await svc.call('GET', `/v1/documents/${docId}?${q}`)).body).toMatchObject({ title: secret.docTitle, content: `minutes: ${secret.docContent}` });
     const found = await svc.call('POST', '/v1/query', { body: { filter: { field: 'project', op: 'eq', value: indexed.declared } } });
-    expect(found.body.documents.map((d: { doc_id: string }) => d.doc_id)).toEqual([doc.body.doc_id]);
+    expect(found.body.documents.map((d: { doc_id: string }) => d.doc_id)).toEqual([docId]);
     const search = await svc.call('GET', `/v1/search?${q}&q=${encodeURIComponent(secret.caption)}&k=1`);
-    expect(search.body.results[0].doc_id).toBe(media.body.doc_id);
-    const download = await fetch(`${svc.url}/v1/documents/${media.body.doc_id}/download?${q}`, { headers: { authorization: 'Bearer sk_test_acme_0123456789abcdef' } });
-    expect(Buffer.from(await download.arrayBuffer()).equals(image)).toBe(true);
+    expect(search.body.results[0].doc_id).toBe(mediaId);
+    const download = await fetch(`${svc.url}/v1/documents/${mediaId}/download?${q}`, { headers: { authorization: 'Bearer sk_test_acme_0123456789abcdef' } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(MARKER_IMAGE)).toBe(true);
 
     await svc.close();
     const onDisk = findOnDisk(dataDir, { ...secret, ...indexed });
