@@ -105,28 +105,47 @@ export class GraphStore {
   }
 
   getFact(scope: Scope, id: string): Fact | undefined {
-    return this.store.content.get<Fact>([...scopeKey(scope), 'fact', id]);
+    const s = scopeKey(scope);
+    const fact = this.store.content.get<Fact>([...s, 'fact', id]);
+    return fact && withState(fact, this.store.records.get([...s, FACT_STATE, id]) as FactState | undefined);
   }
 
   /**
-   * Queues a fact record for the next commit; resolves once it is durable, rejects with 503 when the
-   * disk refused the commit (src/store/commit-failure.ts). Facts have no secondary
-   * entries in LMDB: an owner's fact indexes live in its actor's memory (src/domain/fact-index.ts),
-   * rebuilt from these records by `loadFacts`.
+   * Queues a fact for the next commit; resolves once it is durable, rejects with 503 when the disk refused
+   * the commit (src/store/commit-failure.ts). Facts have no secondary entries in LMDB: an owner's fact
+   * indexes live in its actor's memory (src/domain/fact-index.ts), rebuilt from these records by `loadFacts`.
+   *
+   * A fact's content never changes once stored: a later version of it (superseded, retracted,
+   * consolidated) differs only in `invalid_from` and `updated_at`, which go to a small record of their own
+   * (`fst`, ids and instants only). So closing a fact re-seals nothing (src/store/content.ts), and an
+   * assertion that supersedes another seals one record, not two.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
-    return committed(this.store.content.put([...scopeKey(scope), 'fact', fact.fact_id], fact));
+    const s = scopeKey(scope);
+    const key = [...s, 'fact', fact.fact_id];
+    if (!this.store.records.doesExist(key)) return committed(this.store.content.put(key, fact));
+    const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
+    return committed(this.store.records.put([...s, FACT_STATE, fact.fact_id], state));
   }
 
-  /** Removes a fact record (every version: a fact's versions replace one record). */
+  /** Removes a fact (every version: its record and its state). */
   removeFact(scope: Scope, id: string): void {
-    this.store.records.remove([...scopeKey(scope), 'fact', id]);
+    const s = scopeKey(scope);
+    this.store.records.remove([...s, 'fact', id]);
+    this.store.records.remove([...s, FACT_STATE, id]);
   }
 
-  /** Every stored fact of the owner, in id order. */
+  /** Every stored fact of the owner, as it now stands, in id order. */
   *loadFacts(scope: Scope): Generator<Fact> {
-    const prefix = [...scopeKey(scope), 'fact'];
-    for (const { value } of this.store.content.range({ start: prefix, end: [...prefix, KEY_MAX] })) yield value as Fact;
+    const s = scopeKey(scope);
+    const states = new Map<string, FactState>();
+    for (const { key, value } of this.store.records.getRange({ start: [...s, FACT_STATE], end: [...s, FACT_STATE, KEY_MAX] })) {
+      states.set((key as Key).at(-1) as string, value as FactState);
+    }
+    const prefix = [...s, 'fact'];
+    for (const { key, value } of this.store.content.range({ start: prefix, end: [...prefix, KEY_MAX] })) {
+      yield withState(value as Fact, states.get(key.at(-1) as string));
+    }
   }
 
   /** Walks an index range (id is the key's last part), loads each record and keeps the matching ones. */
@@ -155,4 +174,18 @@ export interface RelationshipQuery extends TemporalQuery {
   from_entity_id?: string | undefined;
   to_entity_id?: string | undefined;
   relationship_type?: string | undefined;
+}
+
+/** Where a stored fact's later state lives: `[...scope, 'fst', fact_id] → FactState`. */
+const FACT_STATE = 'fst';
+
+/** What changes in a fact after it is stored. */
+interface FactState {
+  invalid_from: number | null;
+  updated_at: number;
+}
+
+/** The fact as it now stands: its stored content with its latest state, whichever was written last. */
+function withState(fact: Fact, state: FactState | undefined): Fact {
+  return state && state.updated_at >= fact.updated_at ? { ...fact, invalid_from: state.invalid_from, updated_at: state.updated_at } : fact;
 }
