@@ -4,6 +4,7 @@ export const ERROR_CODES = [
   'unauthorized',
   'not_found',
   'method_not_allowed',
+  'conflict',
   'gone',
   'payload_too_large',
   'media_processing_unavailable',
@@ -21,6 +22,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
   gone: 410,
   payload_too_large: 413,
   media_processing_unavailable: 422,
@@ -84,7 +86,9 @@ export const invalidInput = (message: string): AppError => new AppError('invalid
 /** Thrown when a record does not exist in the caller's scope (also for records of other scopes). */
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
-/** Thrown when a dependency (Temporal, a provider) cannot serve the request right now. */
+/** Thrown when the request collides with the state of the scope (an import into an owner that is not empty). */
+export const conflict = (message: string): AppError => new AppError('conflict', message);
+
 /** 503: the node cannot serve this now. `retryAfterS` becomes `Retry-After` when a retry later may succeed. */
 export const unavailable = (message: string, cause?: unknown, retryAfterS?: number): AppError =>
   new AppError('unavailable', message, { cause, expose: true, ...(retryAfterS === undefined ? {} : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) } }) });

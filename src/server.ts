@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
+import { LocalImportGuard } from './actors/import-guard.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyFileRing } from './auth/key-file.js';
 import { KeyRing, type KeyLookup } from './auth/keys.js';
@@ -66,7 +67,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const actors = new ActorRegistry({ store, graph, clock, documents: backends }, config.actors);
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
-  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, origin: backends.indexes.origin, cipher: backends.cipher, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
@@ -81,6 +82,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
     batchBodyLimit: config.http.batchBodyLimit,
+    importLineLimit: config.http.importLineLimit,
+    importGuard: new LocalImportGuard({ store, docs: backends.docs, actors }),
     observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
   };
   return {

@@ -11,6 +11,7 @@ import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
 import { registerMediaRoutes } from './routes/media.js';
+import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
 import { registerQueryRoute } from './routes/query.js';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerMediaRoutes(v1, deps);
   registerSchemaRoutes(v1, deps);
   registerQueryRoute(v1, deps);
+  registerOwnerTransferRoutes(v1, deps);
 
   const root = createRouter();
   registerStatusRoute(root, deps);
