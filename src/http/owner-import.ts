@@ -15,48 +15,67 @@ export interface ImportReport {
 
 /**
  * Records per transaction, and line bytes: a few hundred records commit in one go, and a batch of large
- * media lines is cut by its size so that memory stays bounded by a few lines however large the owner.
+ * media lines is cut by its size, so that memory holds a few batches' lines however large the owner.
  */
 const BATCH_RECORDS = 500;
 const BATCH_BYTES = 16 * 1024 * 1024;
 
 /**
  * Reads an export line by line and writes it into `scope` (which the caller found empty and holds) in
- * batches through the owner's actor, each batch one transaction, the next line read only once the batch
- * before is durable. Every line is checked before its batch is written: its shape (zod), its ids unique
- * in the owner, and what it names (edge endpoints, fact subjects) on an earlier line. Thrown errors name
- * the line; the caller rolls the scope back.
+ * batches through the owner's actor, each batch one transaction. One batch is written while the next is
+ * read and checked, never more, so memory holds two batches whatever the size of the import. Every line is
+ * checked before its batch is written: its shape (zod), its ids unique in the owner, and what it names
+ * (edge endpoints, fact subjects) on an earlier line. Thrown errors name the line; they are thrown once no
+ * write is in flight, so the caller's roll-back sees every write that was made.
  */
 export async function importOwner(deps: AppDeps, scope: Scope, lines: AsyncIterable<NdjsonLine>): Promise<ImportReport> {
   const report: ImportReport = { imported: { entities: 0, relationships: 0, facts: 0, documents: 0 }, reembedded_documents: 0 };
-  let batch = emptyBatch();
-  let bytes = 0;
+  let batch = new PendingBatch(report.imported, null);
+  let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
-    if (bytes === 0) return;
-    report.reembedded_documents += await deps.actors.actorFor(scope).importing.write(batch.records);
-    batch = emptyBatch();
-    bytes = 0;
+    await writing;
+    const full = batch;
+    batch = new PendingBatch(report.imported, full);
+    writing = deps.actors.actorFor(scope).importing.write(full.records).then((reembedded) => {
+      report.reembedded_documents += reembedded;
+    });
   };
-  for await (const { number, text } of lines) {
-    add(deps, scope, batch, parseImportLine(text, number), number);
-    bytes += text.length + 1;
-    if (batch.size >= BATCH_RECORDS || bytes >= BATCH_BYTES) await flush();
+  try {
+    for await (const { number, text } of lines) {
+      add(deps, scope, batch, parseImportLine(text, number), number);
+      batch.bytes += text.length + 1;
+      if (batch.size >= BATCH_RECORDS || batch.bytes >= BATCH_BYTES) await flush();
+    }
+    if (batch.size > 0) await flush();
+  } finally {
+    await writing.catch(() => undefined);
   }
-  await flush();
+  await writing;
   return report;
-
-  function emptyBatch() {
-    return new PendingBatch(report.imported);
-  }
 }
 
-/** One batch being filled; its ids are what later lines of the batch may name before it is written. */
+/**
+ * One batch being filled. Its ids, and those of the batch before it (which may still be in flight, so not
+ * yet in the store), are what its lines may name and must not repeat.
+ */
 class PendingBatch {
   readonly records: ImportBatch = { entities: [], relationships: [], facts: [], documents: [] };
   readonly ids = new Set<string>();
-  constructor(readonly counts: ImportReport['imported']) {}
+  bytes = 0;
+  private readonly earlier: Set<string> | null;
+  constructor(
+    readonly counts: ImportReport['imported'],
+    previous: PendingBatch | null,
+  ) {
+    this.earlier = previous?.ids ?? null;
+  }
+
   get size(): number {
     return this.ids.size;
+  }
+
+  has(key: string): boolean {
+    return this.ids.has(key) || this.earlier?.has(key) === true;
   }
 }
 
@@ -67,11 +86,11 @@ function add(deps: AppDeps, scope: Scope, batch: PendingBatch, line: ImportLine,
   /** Refuses an id already written or already in the batch; `field` names it in the line. */
   const unique = (kind: string, field: string, id: string, stored: unknown) => {
     const key = `${kind}:${id}`;
-    if (batch.ids.has(key) || stored !== undefined) throw invalidInput(`${at(field)} ${id} appears on an earlier line`);
+    if (batch.has(key) || stored !== undefined) throw invalidInput(`${at(field)} ${id} appears on an earlier line`);
     batch.ids.add(key);
   };
-  const entityExists = (id: string) => batch.ids.has(`entity:${id}`) || graph.getEntity(scope, id) !== undefined;
-  const edgeExists = (id: string) => batch.ids.has(`relationship:${id}`) || graph.getRelationship(scope, id) !== undefined;
+  const entityExists = (id: string) => batch.has(`entity:${id}`) || graph.getEntity(scope, id) !== undefined;
+  const edgeExists = (id: string) => batch.has(`relationship:${id}`) || graph.getRelationship(scope, id) !== undefined;
   switch (line.type) {
     case 'entity': {
       const id = line.record.memory_entity_id;

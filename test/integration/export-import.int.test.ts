@@ -146,6 +146,13 @@ describe('POST /v1/memory/import', () => {
     expect(await exportOf(svc, 'busy')).toEqual(before);
   });
 
+  it('lets one of two imports into the same owner at once through, and answers the other 409 without touching the first', async () => {
+    const lines = exported.slice(0, 2000);
+    const answers = await Promise.all([importInto(svc, 'twice', lines), importInto(svc, 'twice', lines)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(await exportOf(svc, 'twice')).toEqual(movedTo(lines, 'twice'));
+  }, 120_000);
+
   it('refuses a malformed line with 400 naming the line and the field, and leaves the owner empty though batches before it were written', async () => {
     const lines = [...exported];
     const at = lines.length - 3; // after every entity, edge and fact, so several batches have committed
