@@ -34,6 +34,8 @@ interface Phase {
   peakMb: number;
   /** Peak of its anonymous memory (heap, buffers: RssAnon), MB: what a large owner could make grow. */
   peakAnonMb: number;
+  /** Resident set when the phase began, MB. */
+  startMb: number;
   /** Anonymous memory when the phase began (the service at rest; the baseline at its start), MB. */
   startAnonMb: number;
 }
@@ -118,7 +120,7 @@ async function sampled(pid: number, work: () => Promise<void>): Promise<Phase> {
   }
   sample();
   const seconds = (performance.now() - began) / 1000;
-  return { seconds, peakMb: peak.rss, peakAnonMb: peak.anon, startAnonMb: start.anon };
+  return { seconds, peakMb: peak.rss, startMb: start.rss, peakAnonMb: peak.anon, startAnonMb: start.anon };
 }
 
 /** VmRSS and RssAnon of a process (zeros once it has exited). */
@@ -211,7 +213,7 @@ function report(name: string, documents: number, engram: Phase, raw: Phase): voi
   const rate = documents / engram.seconds;
   const rawRate = documents / raw.seconds;
   console.log(
-    `${name}: engram ${rate.toFixed(0)} records/s, peak RSS ${engram.peakMb.toFixed(0)} MB, anonymous memory +${growth(engram).toFixed(0)} MB over the service at rest | ` +
+    `${name}: engram ${rate.toFixed(0)} records/s, peak RSS ${engram.peakMb.toFixed(0)} MB (${engram.startMb.toFixed(0)} MB at the start), anonymous memory +${growth(engram).toFixed(0)} MB over the service at rest | ` +
       `raw ${rawRate.toFixed(0)} records/s, peak RSS ${raw.peakMb.toFixed(0)} MB, anonymous memory +${growth(raw).toFixed(0)} MB | ` +
       `ratios to raw: throughput ${(rate / rawRate).toFixed(2)}, peak RSS ${(engram.peakMb / raw.peakMb).toFixed(2)}, anonymous growth ${(growth(engram) / growth(raw)).toFixed(2)}`,
   );

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODEL_ID } from '../helpers/reembed.js';
+import { MODEL_ID, until } from '../helpers/reembed.js';
 import { KEYS, startTestService, type TestService } from '../helpers/service.js';
 
 /**
@@ -196,23 +197,42 @@ describe('POST /v1/memory/import', () => {
 });
 
 describe('import into another node', () => {
-  it('refuses a line over IMPORT_LINE_MAX_BYTES with 413 naming it, and keeps nothing', async () => {
-    const small = await startTestService({ env: { IMPORT_LINE_MAX_BYTES: '2000' } });
+  /** Runs `test` against a service of its own (another DATA_DIR), stopped afterwards. */
+  async function onAnotherNode<T extends TestService>(start: Promise<T>, test: (node: T) => Promise<void>): Promise<void> {
+    const node = await start;
     try {
+      await test(node);
+    } finally {
+      await node.stop();
+    }
+  }
+
+  it('rolls back an import whose client goes away in the middle of the upload', async () => {
+    // A real socket: the upload is cut off after part of the stream, as a dropped connection would.
+    await onAnotherNode(startTestService({ socket: true }), async (node) => {
+      const req = request(`${node.url}/v1/memory/import?entity_id=cut`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.acmeAdmin}`, ...NDJSON } });
+      req.on('error', () => undefined);
+      await new Promise((resolve) => req.write(exported.slice(0, 3000).map((l) => `${l}\n`).join(''), resolve));
+      req.destroy();
+      // Once the roll-back has released the owner, it is empty: the whole export goes in (a leftover would be 409 forever).
+      await until(() => importInto(node, 'cut', exported), (res) => res.status === 200);
+      expect(await exportOf(node, 'cut')).toEqual(movedTo(exported, 'cut'));
+    });
+  }, 120_000);
+
+  it('refuses a line over IMPORT_LINE_MAX_BYTES with 413 naming it, and keeps nothing', async () => {
+    await onAnotherNode(startTestService({ env: { IMPORT_LINE_MAX_BYTES: '2000' } }), async (small) => {
       const first = exported.findIndex((l) => Buffer.byteLength(l) > 2000);
       expect(first).toBeGreaterThan(FACTS); // a document line (a vector alone is 2,048 bytes of base64)
       const res = await importInto(small, 'copy', exported);
       expect(res.status).toBe(413);
       expect(res.body.error).toContain(`line ${first + 1} is longer than 2000 bytes`);
       expect(await exportOf(small, 'copy')).toEqual([]);
-    } finally {
-      await small.stop();
-    }
+    });
   }, 120_000);
 
   it('re-embeds the passages when its embedder is another, and keeps every other field as it was', async () => {
-    const other = await startTestService({ env: { EMBEDDER: 'model' } });
-    try {
+    await onAnotherNode(startTestService({ env: { EMBEDDER: 'model' } }), async (other) => {
       const res = await importInto(other, 'moved', exported);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.reembedded_documents).toBe(4);
@@ -228,8 +248,6 @@ describe('import into another node', () => {
       expect(passages.every((p) => p.embedder === MODEL_ID)).toBe(true);
       const hit = await other.call('GET', `/v1/search?entity_id=moved&q=${encodeURIComponent('what do I drink when I wake up')}&k=1&mode=semantic`);
       expect(hit.body.results[0].passage).toContain('Green tea');
-    } finally {
-      await other.stop();
-    }
+    });
   }, 300_000);
 });
