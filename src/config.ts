@@ -87,6 +87,11 @@ const EnvSchema = z.object({
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   /**
+   * Longest line `POST /v1/memory/import` reads (README, Export and import). 64 MiB holds the largest line an
+   * export writes under the default limits: 25 MiB of media as base64 with its transcript and vectors.
+   */
+  IMPORT_LINE_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /**
    * Owners' re-embedding activities a node runs at once (docs/temporal.md); the others wait, durably, in
    * Temporal's queue. Every page goes through the one embedder, so more mostly interleaves owners.
    */
@@ -203,7 +208,7 @@ export interface Config {
   /** Where every durable file of the node lives (DATA_DIR, resolved). */
   dataDir: string;
   log: { level: Env['LOG_LEVEL'] };
-  http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number };
+  http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number; importLineLimit: number };
   memory: { observedAtMaxSkewMs: number };
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
@@ -235,7 +240,7 @@ function compile(env: Env, file: TemporalFile): Config {
   return {
     dataDir: resolve(env.DATA_DIR),
     log: { level: env.LOG_LEVEL },
-    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES },
+    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES, importLineLimit: env.IMPORT_LINE_MAX_BYTES },
     memory: { observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },

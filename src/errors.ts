@@ -86,7 +86,7 @@ export const invalidInput = (message: string): AppError => new AppError('invalid
 /** Thrown when a record does not exist in the caller's scope (also for records of other scopes). */
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 
-/** Thrown when a write reaches an owner that is being erased or imported (DECISIONS.md: 409 until it is done). */
+/** Thrown when a request collides with the state of the owner: a write while it is being erased or imported, an import into an owner that is not empty. */
 export const conflict = (message: string): AppError => new AppError('conflict', message);
 
 /** 503: the node cannot serve this now. `retryAfterS` becomes `Retry-After` when a retry later may succeed. */

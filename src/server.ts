@@ -4,6 +4,7 @@ import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
 import { OwnerErasures } from './actors/owner-erasures.js';
+import { HoldImportGuard } from './actors/import-guard.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyFileRing } from './auth/key-file.js';
 import { KeyRing, type KeyLookup } from './auth/keys.js';
@@ -73,11 +74,12 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
   const actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors);
+  // Once an owner's records are gone its data key is destroyed: every copy of them left in freed pages is ciphertext no key opens.
+  const purge = { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [(scope: Scope) => store.keys.destroy(scope)] };
   const erasures = new OwnerErasures({
     holds,
     clock,
-    // Once the records are gone the owner's data key is destroyed: every copy of them left in freed pages is ciphertext no key opens.
-    purge: { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [(scope) => store.keys.destroy(scope)] },
+    purge,
     batches: { docsPerTransaction: config.erase.docsPerTransaction, keysPerTransaction: config.erase.keysPerTransaction },
     start: (erasure) => startErasure(erasure),
   });
@@ -88,7 +90,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   };
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
-  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, limits: config.documents.limits, mediaRoutes: config.media.routes };
+  const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, origin: backends.indexes.origin, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed, erasures };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
@@ -98,6 +100,12 @@ export async function composeService(config: Config, options: ServiceOptions = {
   }));
   // Erasures a previous process left under way go on (joining their runs), once Temporal is ready.
   for (const erasure of erasures.open()) startErasure(erasure);
+  // Imports a previous process left cut short are purged (their owners stay invisible until then).
+  const importGuard = new HoldImportGuard({ holds, clock, purge });
+  importGuard.recover().then(
+    (n) => n > 0 && log.warn({ imports: n }, 'imports cut short by the last stop were rolled back'),
+    (err: unknown) => log.error({ err }, 'rolling back imports cut short failed; their owners stay held'),
+  );
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
@@ -108,6 +116,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
     batchBodyLimit: config.http.batchBodyLimit,
+    importLineLimit: config.http.importLineLimit,
+    importGuard,
     observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
   };
   return {

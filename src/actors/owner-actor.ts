@@ -13,6 +13,7 @@ import { Mailbox, settled } from './mailbox.js';
 import { OwnerDocuments, type DocumentWrites, type OwnerDocumentsDeps } from './owner-documents.js';
 import { OwnerReembed } from './owner-reembed.js';
 import { OwnerFacts, type FactChange, type FactCommand } from './owner-facts.js';
+import { OwnerImport } from './owner-import.js';
 import { OwnerGraph } from './owner-graph.js';
 
 export type { FactCommand } from './owner-facts.js';
@@ -51,6 +52,7 @@ export class OwnerActor {
   private readonly factsPart: OwnerFacts;
   private readonly writes: DocumentWrites;
   private reembedPart: OwnerReembed | undefined;
+  private importPart: OwnerImport | undefined;
   readonly documents: OwnerDocuments;
 
   /** `resized` is told whenever the bytes the actor holds change (the registry re-charges it). */
@@ -78,6 +80,13 @@ export class OwnerActor {
       reloadIndex: () => this.documents.reloadIndexes(),
     });
     return this.reembedPart;
+  }
+
+  /** The owner's import steps (made on first use); their batches are transactions of this owner's queue. */
+  get importing(): OwnerImport {
+    const { graph, documents } = this.deps;
+    this.importPart ??= new OwnerImport(this.scope, this.writes, { graph, docs: documents.docs, embedder: documents.embedder }, () => this.unload());
+    return this.importPart;
   }
 
   /** Whether any command (or document work) of this owner is in flight. */

@@ -2,6 +2,7 @@ import type { DocumentLimits, MediaRoute } from '../config.js';
 import { canRead } from '../domain/access.js';
 import { indexedText, newDocument, restored, softDeleted, type NewDocument } from '../domain/document-records.js';
 import type { StoredDocument } from '../domain/documents.js';
+import type { EmbedderOrigin } from '../domain/reembed.js';
 import type { Scope } from '../domain/scope.js';
 import { notFound } from '../errors.js';
 import { searchIndexes, type SearchMode, type SearchRequest } from '../search/modes.js';
@@ -36,6 +37,8 @@ export interface MediaCaptioner {
 export interface DocumentServices {
   docs: DocumentStore;
   embedder: Embedder;
+  /** Whose passages are the node's own (what an export names the embedder of a passage stored without one). */
+  origin: EmbedderOrigin;
   limits: DocumentLimits;
   mediaRoutes: MediaRoute[];
   /** Absent where no job system is wired; media without caller text then answers 503. */

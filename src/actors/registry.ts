@@ -67,6 +67,16 @@ export class ActorRegistry {
   actorFor(scope: Scope): OwnerActor {
     const hold = this.deps.holds?.holdOf(scope);
     if (hold) throw conflict(`this owner (entity_id) is being ${hold.kind === 'erasing' ? 'erased' : 'imported'}; writes are refused until that is complete`);
+    return this.resident(scope);
+  }
+
+  /** The actor of an owner held for an import: the import's own writer, the one let through its hold. */
+  importerFor(scope: Scope): OwnerActor {
+    if (this.deps.holds?.holdOf(scope)?.kind !== 'importing') throw conflict('this owner (entity_id) is not being imported');
+    return this.resident(scope);
+  }
+
+  private resident(scope: Scope): OwnerActor {
     const key = keyOf(scope);
     const entry = this.cache.get(key);
     if (entry) return entry.actor;

@@ -17,6 +17,8 @@ export const KeyEntrySchema = z
     tenant: z.string().min(1).max(256),
     principal: z.string().min(1).max(256).optional(),
     multi_tenant: z.boolean().default(false),
+    /** An operator's key: may export, import and erase any owner of its tenant, whatever documents' `readers` say. */
+    admin: z.boolean().default(false),
     rate_limit: RateLimitSchema.optional(),
   })
   .refine((k) => (k.key === undefined) !== (k.key_sha256 === undefined), {
@@ -37,6 +39,8 @@ export interface Principal {
   tenant: string;
   principal: string;
   multiTenant: boolean;
+  /** An operator (`"admin": true`): exports, imports and erases any owner of its tenant regardless of `readers`. */
+  admin: boolean;
   phiStrict: boolean;
   rateLimit: RateLimit | undefined;
   /** A stable, non-secret label of the key for rate limiting and logs (a hash prefix). */
@@ -77,6 +81,7 @@ export class KeyRing implements KeyLookup {
         tenant: entry.tenant,
         principal: entry.principal,
         multiTenant: entry.multi_tenant,
+        admin: entry.admin,
         phiStrict: file.tenants[entry.tenant]?.phi_strict,
         rateLimit: entry.rate_limit,
       })),
@@ -105,6 +110,7 @@ export class KeyRing implements KeyLookup {
         tenant: e.tenant,
         principal: e.principal ?? e.tenant,
         multiTenant: e.multiTenant ?? false,
+        admin: e.admin ?? false,
         phiStrict: e.phiStrict ?? false,
         rateLimit: e.rateLimit,
         keyId: e.digest.slice(0, 12),
@@ -118,6 +124,7 @@ interface KeyEntry {
   tenant: string;
   principal?: string | undefined;
   multiTenant?: boolean | undefined;
+  admin?: boolean | undefined;
   phiStrict?: boolean | undefined;
   rateLimit?: RateLimit | undefined;
 }

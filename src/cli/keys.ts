@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { KeyEntrySchema, keyDigest, mintKey } from '../auth/keys.js';
 
-const USAGE = 'usage: npm run keys -- new --tenant <tenant> [--principal <principal>] [--multi-tenant]';
+const USAGE = 'usage: npm run keys -- new --tenant <tenant> [--principal <principal>] [--multi-tenant] [--admin]';
 
 /** Thrown when the command line is not one `keys` understands; the message says what to fix. */
 class UsageError extends Error {}
 
 /**
- * `npm run keys -- new --tenant T [--principal P] [--multi-tenant]`: mints a key from 192 random bits and
+ * `npm run keys -- new --tenant T [--principal P] [--multi-tenant] [--admin]`: mints a key from 192 random bits and
  * prints it once, with the `key_sha256` entry for `API_KEYS_FILE`. The file then holds only the digest,
  * never the key; the running service picks the entry up on SIGHUP. Exit 2 on a bad command line.
  */
@@ -27,6 +27,7 @@ function main(argv: string[]): void {
     tenant: values.tenant,
     ...(values.principal === undefined ? {} : { principal: values.principal }),
     ...(values['multi-tenant'] ? { multi_tenant: true } : {}),
+    ...(values.admin ? { admin: true } : {}),
   };
   // The same rules the service applies to the file, so the printed entry is one it accepts.
   const checked = KeyEntrySchema.safeParse(entry);
@@ -34,7 +35,7 @@ function main(argv: string[]): void {
   const principal = values.principal ?? values.tenant;
   process.stdout.write(
     [
-      `New API key for tenant ${JSON.stringify(values.tenant)}, principal ${JSON.stringify(principal)}${entry.multi_tenant ? ', multi-tenant' : ''}.`,
+      `New API key for tenant ${JSON.stringify(values.tenant)}, principal ${JSON.stringify(principal)}${entry.multi_tenant ? ', multi-tenant' : ''}${entry.admin ? ', admin (exports, imports and erases any owner of the tenant, whatever readers say)' : ''}.`,
       'It is shown only this once and is not stored anywhere: give it to its user now.',
       '',
       `  ${key}`,
@@ -56,6 +57,7 @@ function parseCommandLine(argv: string[]) {
         tenant: { type: 'string' },
         principal: { type: 'string' },
         'multi-tenant': { type: 'boolean' },
+        admin: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });

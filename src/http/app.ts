@@ -12,6 +12,7 @@ import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
 import { registerErasureRoutes } from './routes/erasure.js';
 import { registerMediaRoutes } from './routes/media.js';
+import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
 import { registerQueryRoute } from './routes/query.js';
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerSchemaRoutes(v1, deps);
   registerQueryRoute(v1, deps);
   registerErasureRoutes(v1, deps);
+  registerOwnerTransferRoutes(v1, deps);
 
   const root = createRouter();
   registerStatusRoute(root, deps);

@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { DocumentServices } from '../actors/owner-documents.js';
 import type { OwnerErasures } from '../actors/owner-erasures.js';
+import type { ImportGuard } from '../actors/import-guard.js';
 import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyLookup, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
@@ -30,6 +31,10 @@ export interface AppDeps {
   jsonBodyLimit: number;
   /** Largest body of the bulk routes (`POST /v1/documents/batch`). */
   batchBodyLimit: number;
+  /** Longest line an import reads (IMPORT_LINE_MAX_BYTES). */
+  importLineLimit: number;
+  /** Claims a scope around an import and rolls back a failed one (src/actors/import-guard.ts). */
+  importGuard: ImportGuard;
   /** How far a fact's `observed_at` may lead the clock (OBSERVED_AT_MAX_SKEW_MS). */
   observedAtMaxSkewMs: number;
   /** Documents, media and search; their routes answer 503 when absent. */

@@ -2,7 +2,7 @@ import type { DocumentWriteHook, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
 import { canRead } from '../domain/access.js';
 import { isSealed } from './sealed.js';
-import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
+import { hasKeyUnder, KEY_MAX, keyPages, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /** One embedded passage as stored: its document, its text and its vector (float32 bytes). */
 export interface PassageRecord {
@@ -121,6 +121,28 @@ export class DocumentRecords {
 
   passage(scope: Scope, label: number): PassageRecord | undefined {
     return this.store.content.get<PassageRecord>([...scopeKey(scope), 'psg', label]);
+  }
+
+  /** A document's passages in their order (the order of its text). */
+  passagesOf(scope: Scope, docId: string): PassageRecord[] {
+    const labels = (this.store.records.get([...scopeKey(scope), 'dvec', docId]) as number[] | undefined) ?? [];
+    return labels.flatMap((label) => this.passage(scope, label) ?? []);
+  }
+
+  /**
+   * The owner's documents (soft-deleted ones included) in id order, `size` per page, each page from a fresh
+   * snapshot (`keyPages`): a reader that waits between pages (a stream to a slow client) holds none open.
+   */
+  async *documentPages(scope: Scope, size: number): AsyncGenerator<StoredDocument[]> {
+    for await (const keys of keyPages(this.store.records, [...scopeKey(scope), 'doc'], size)) {
+      yield keys.flatMap((key) => this.get(scope, String(key.at(-1))) ?? []);
+    }
+  }
+
+  /** Whether the owner has any document, or media waiting for its caption. */
+  hasRecords(scope: Scope): boolean {
+    const s = scopeKey(scope);
+    return hasKeyUnder(this.store.records, [...s, 'doc']) || hasKeyUnder(this.store.records, [...s, 'pending']);
   }
 }
 

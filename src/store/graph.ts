@@ -4,7 +4,7 @@ import type { Relationship } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import { stateMatches, type TemporalQuery } from '../domain/time.js';
 import { committed } from './commit-failure.js';
-import { KEY_MAX, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
+import { hasKeyUnder, KEY_MAX, keyPages, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /**
  * The memory graph in LMDB. `putEntity` and `putRelationship` must run inside `Store.transaction` so a
@@ -128,6 +128,14 @@ export class GraphStore {
     return committed(this.store.records.put([...s, FACT_STATE, fact.fact_id], state));
   }
 
+  /**
+   * Inside a transaction: stores a fact version whole, as it is given (an import restoring history into an
+   * empty owner), committing with the transaction's other writes. The owner's actor must reload its facts afterwards.
+   */
+  restoreFact(scope: Scope, fact: Fact): void {
+    void this.store.content.put([...scopeKey(scope), 'fact', fact.fact_id], fact);
+  }
+
   /** Removes a fact (every version: its record and its state). */
   removeFact(scope: Scope, id: string): void {
     const s = scopeKey(scope);
@@ -145,6 +153,34 @@ export class GraphStore {
     const prefix = [...s, 'fact'];
     for (const { key, value } of this.store.content.range({ start: prefix, end: [...prefix, KEY_MAX] })) {
       yield withState(value as Fact, states.get(key.at(-1) as string));
+    }
+  }
+
+  /** The owner's entities in id order, a page at a time (`keyPages`: no snapshot held between pages). */
+  entityPages(scope: Scope, size = PAGE_SIZE): AsyncGenerator<Entity[]> {
+    return this.pages(scope, 'ent', size, (id) => this.getEntity(scope, id));
+  }
+
+  /** The owner's relationships (retracted ones too) in id order, a page at a time. */
+  relationshipPages(scope: Scope, size = PAGE_SIZE): AsyncGenerator<Relationship[]> {
+    return this.pages(scope, 'rel', size, (id) => this.getRelationship(scope, id));
+  }
+
+  /** Every stored fact version of the owner (superseded and retracted ones too) in id order, a page at a time. */
+  factPages(scope: Scope, size = PAGE_SIZE): AsyncGenerator<Fact[]> {
+    return this.pages(scope, 'fact', size, (id) => this.getFact(scope, id));
+  }
+
+  /** Whether the owner has any entity, relationship or fact. */
+  hasRecords(scope: Scope): boolean {
+    const s = scopeKey(scope);
+    return ['ent', 'rel', 'fact'].some((kind) => hasKeyUnder(this.store.records, [...s, kind]));
+  }
+
+  /** Records of one kind, read through `load` (the store's own get) page by page. */
+  private async *pages<T>(scope: Scope, kind: string, size: number, load: (id: string) => T | undefined): AsyncGenerator<T[]> {
+    for await (const keys of keyPages(this.store.records, [...scopeKey(scope), kind], size)) {
+      yield keys.flatMap((key) => load(String(key.at(-1))) ?? []);
     }
   }
 
@@ -169,6 +205,9 @@ export class GraphStore {
     return out;
   }
 }
+
+/** Records per page of the owner scans: a few MB of entities or facts. */
+const PAGE_SIZE = 1000;
 
 export interface RelationshipQuery extends TemporalQuery {
   from_entity_id?: string | undefined;

@@ -123,3 +123,36 @@ export function* keysUnder(
     : { start: options.from ? [...prefix, ...options.from] : low, end: high };
   for (const key of db.getKeys(range)) yield key as Key;
 }
+
+/**
+ * The keys under `prefix` in ascending pages of at most `size`, each read from a fresh snapshot and resuming
+ * after the last key of the page before: a scan of a large owner holds no read transaction open across
+ * pages and no more than a page in memory. Writes that commit between pages may or may not be seen.
+ */
+export async function* keyPages(db: Database<unknown, Key> | Database<true, Key>, prefix: Key, size: number): AsyncGenerator<Key[]> {
+  // A key that extends the last one read sorts right after it: the next page starts past it.
+  let start: Key = prefix;
+  for (;;) {
+    const page = [...db.getKeys({ start, end: [...prefix, KEY_MAX], limit: size })] as Key[];
+    if (page.length > 0) yield page;
+    if (page.length < size) return;
+    start = [...page.at(-1)!, ''];
+  }
+}
+
+/** Whether any key lies under `prefix`. */
+export function hasKeyUnder(db: Database<unknown, Key> | Database<true, Key>, prefix: Key): boolean {
+  for (const _ of db.getKeys({ start: prefix, end: [...prefix, KEY_MAX], limit: 1 })) return true;
+  return false;
+}
+
+/** Removes every key under `prefix` from both databases, `size` keys per transaction (no record is read). */
+export async function removeKeysUnder(store: Store, prefix: Key, size: number): Promise<void> {
+  for (const db of [store.records, store.index] as const) {
+    for (;;) {
+      const keys = [...db.getKeys({ start: prefix, end: [...prefix, KEY_MAX], limit: size })] as Key[];
+      if (keys.length === 0) break;
+      await store.transaction(() => keys.forEach((key) => db.remove(key)));
+    }
+  }
+}

@@ -13,6 +13,8 @@ import { composeService, startService, type ComposedService, type RunningService
 /** Keys every integration test can use: two single-tenant keys and one multi-tenant key. */
 export const KEYS = {
   acme: 'sk_test_acme_0123456789abcdef',
+  /** An operator key of tenant acme (`"admin": true`). */
+  acmeAdmin: 'sk_test_acme_admin_0123456789abcdef',
   globex: 'sk_test_globex_0123456789abcdef',
   platform: 'sk_test_platform_0123456789abcdef',
   clinic: 'sk_test_clinic_0123456789abcdef',
@@ -22,6 +24,7 @@ export const KEYS = {
 export function testKeyRing(): KeyRing {
   return KeyRing.fromKeys([
     { key: KEYS.acme, tenant: 'acme', principal: 'acme-backend' },
+    { key: KEYS.acmeAdmin, tenant: 'acme', principal: 'acme-operator', admin: true },
     { key: KEYS.globex, tenant: 'globex', principal: 'globex-backend' },
     { key: KEYS.platform, tenant: 'platform', principal: 'platform', multiTenant: true },
     { key: KEYS.clinic, tenant: 'clinic', principal: 'clinic-backend', phiStrict: true },

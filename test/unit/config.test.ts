@@ -13,7 +13,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
   it('fills every section from the schema defaults', () => {
     const config = loadConfig({ TEMPORAL_CONFIG: noFile });
     expect(config.dataDir).toBe(resolve('./data'));
-    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024 });
+    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024, importLineLimit: 64 * 1024 * 1024 });
     expect(config.store).toEqual({ sync: 'full' });
     expect(config.memory).toEqual({ observedAtMaxSkewMs: 5 * 60_000 });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });

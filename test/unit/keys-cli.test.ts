@@ -17,12 +17,23 @@ describe('npm run keys -- new', () => {
     expect(ring.authenticate(key)).toMatchObject({ tenant: 'acme', principal: 'acme-backend', multiTenant: true });
   });
 
+  it('makes an admin key with --admin: an operator key of its tenant', async () => {
+    const run = await runKeysCli(['new', '--tenant', 'acme', '--principal', 'ops', '--admin']);
+    expect(run.code).toBe(0);
+    const { key, entry } = mintedKey(run);
+    expect(entry).toEqual({ key_sha256: sha256(key), tenant: 'acme', principal: 'ops', admin: true });
+    expect(run.stdout).toContain('admin');
+    const ring = KeyRing.fromKeysFile(KeysFileSchema.parse({ keys: [entry] }));
+    expect(ring.authenticate(key)).toMatchObject({ tenant: 'acme', principal: 'ops', admin: true });
+  });
+
   it('mints a different key every time, and leaves principal and multi_tenant to their defaults when not given', async () => {
     const [first, second] = await Promise.all([runKeysCli(['new', '--tenant', 'acme']), runKeysCli(['new', '--tenant', 'acme'])]);
     const a = mintedKey(first!);
     const b = mintedKey(second!);
     expect(a.key).not.toBe(b.key);
     expect(a.entry).toEqual({ key_sha256: sha256(a.key), tenant: 'acme' });
+    expect(KeyRing.fromKeysFile(KeysFileSchema.parse({ keys: [a.entry] })).authenticate(a.key)?.admin).toBe(false);
   });
 
   it.each([
