@@ -13,7 +13,7 @@ import { isSealed, keyAad, openRecord, sealRecord } from '../../src/store/sealed
 const KEY = Buffer.alloc(32, 9);
 const record = { fact_id: 'f1', value: 'sealed-marker-1', n: 1.5, vector: new Uint8Array([1, 2, 3]), none: null };
 
-describe('sealed records (AES-256-GCM, the LMDB key as AAD)', () => {
+describe('sealed records (XChaCha20-Poly1305, the LMDB key as AAD)', () => {
   const key = ['acme', '', 'alice', 'fact', 'f1'];
 
   it('round-trips a record and holds none of its text in clear', () => {
