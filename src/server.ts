@@ -3,8 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { ActivityPorts, ReembedPort } from '../activities/index.js';
 import type Koa from 'koa';
 import type { DocumentServices, OwnerDocumentsDeps } from './actors/owner-documents.js';
-import { OwnerErasures } from './actors/owner-erasures.js';
-import { HoldImportGuard } from './actors/import-guard.js';
 import { ActorRegistry } from './actors/registry.js';
 import { KeyFileRing } from './auth/key-file.js';
 import { KeyRing, type KeyLookup } from './auth/keys.js';
@@ -16,6 +14,7 @@ import { createApp } from './http/app.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
+import { composeOwnerLifecycle } from './owner-lifecycle.js';
 import { QueryService } from './query/service.js';
 import { loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
@@ -28,7 +27,6 @@ import { ReembedRecords } from './store/reembed.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
-import type { ErasureStart } from './temporal/erasures.js';
 
 /** Everything wired, nothing listening: tests dispatch requests to `app.callback()` in process. */
 export interface ComposedService {
@@ -74,20 +72,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
   const actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors);
-  // Once an owner's records are gone its data key is destroyed: every copy of them left in freed pages is ciphertext no key opens.
-  const purge = { store, docs: backends.docs, indexes: backends.indexes, actors, finalSteps: [(scope: Scope) => store.keys.destroy(scope)] };
-  const erasures = new OwnerErasures({
-    holds,
-    clock,
-    purge,
-    batches: { docsPerTransaction: config.erase.docsPerTransaction, keysPerTransaction: config.erase.keysPerTransaction },
-    start: (erasure) => startErasure(erasure),
-  });
-  // Without Temporal a node runs its erasures itself (it has no workflow runs of the owner to delete).
-  const startErasure = (erasure: ErasureStart): void => {
-    if (config.temporal.enabled) started.jobs?.requestErasure(erasure);
-    else erasures.runHere(erasure).catch((err: unknown) => log.error({ err, receipt_id: erasure.receipt_id }, 'erasure failed; a new DELETE tries again'));
-  };
+  const lifecycle = composeOwnerLifecycle(config, { holds, clock, log, purge: { store, docs: backends.docs, indexes: backends.indexes, actors } }, () => started.jobs);
+  const { erasures, importGuard } = lifecycle;
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, origin: backends.indexes.origin, limits: config.documents.limits, mediaRoutes: config.media.routes };
@@ -98,14 +84,8 @@ export async function composeService(config: Config, options: ServiceOptions = {
     releasePid();
     throw error;
   }));
-  // Erasures a previous process left under way go on (joining their runs), once Temporal is ready.
-  for (const erasure of erasures.open()) startErasure(erasure);
-  // Imports a previous process left cut short are purged (their owners stay invisible until then).
-  const importGuard = new HoldImportGuard({ holds, clock, purge });
-  importGuard.recover().then(
-    (n) => n > 0 && log.warn({ imports: n }, 'imports cut short by the last stop were rolled back'),
-    (err: unknown) => log.error({ err }, 'rolling back imports cut short failed; their owners stay held'),
-  );
+  // Erasures a previous process left under way go on (joining their runs once Temporal is ready); imports cut short are purged.
+  lifecycle.resume();
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
   // completed with the captioner here, once the jobs exist, instead of patching a built object later.
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
