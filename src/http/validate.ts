@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { describeJsonKind } from '../domain/scalar.js';
 import { invalidInput } from '../errors.js';
 import type { AppContext } from './context.js';
-import { assertWellFormedJson, assertWellFormedParam, assertWellFormedQuery } from './well-formed.js';
+import { assertWellFormedJson, assertWellFormedParam, assertWellFormedQuery, decodeUtf8Body } from './well-formed.js';
 
 /**
  * Validates the query string against a strict schema: unknown parameters and repeated parameters are
@@ -31,19 +31,21 @@ export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T,
   const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) return parseWith(schema, undefined, 'body');
   if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
-  const body = await coBody.json(ctx.req, { limit: limitBytes, strict: true }).catch(keepProtoKeys);
+  // The bytes, not co-body's text: its decoder turns bytes that are not UTF-8 into U+FFFD without a word.
+  const bytes = (await coBody.text(ctx.req, { limit: limitBytes, encoding: null as unknown as string })) as unknown as Buffer;
+  const body = parseJsonObject(decodeUtf8Body(bytes));
   assertWellFormedJson(body, (path) => formatPath(path) || 'body');
   return parseWith(schema, body, '');
 }
 
 /**
- * co-body refuses a body with a `__proto__` key as if it were not JSON; parsed again by JSON.parse, where
- * it is an own key like any other, the walk of `parseBody` refuses it naming where it is.
+ * A body must be a JSON object or array (RFC 8259 whitespace before it). JSON.parse keeps a `__proto__`
+ * key as an own key like any other, which the walk of `parseBody` then refuses naming where it is. A
+ * SyntaxError is answered 400 "request body is not valid JSON" (middleware/errors.ts).
  */
-function keepProtoKeys(error: unknown): unknown {
-  const raw = (error as { body?: unknown }).body;
-  if (!(error instanceof SyntaxError) || !/forbidden prototype property/.test(error.message) || typeof raw !== 'string') throw error;
-  return JSON.parse(raw);
+function parseJsonObject(text: string): unknown {
+  if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw new SyntaxError('a JSON body must be an object or an array');
+  return JSON.parse(text);
 }
 
 function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {

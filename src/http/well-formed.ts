@@ -107,3 +107,37 @@ function decodesToUtf8(raw: string): boolean {
   const bytes = raw.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return isUtf8(Buffer.from(bytes, 'latin1'));
 }
+
+/** Refuses bytes that are not UTF-8, where a lenient decoder would keep U+FFFD in their place. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A request body's bytes as text. Bytes that are not UTF-8 are refused (400), naming the first one, instead
+ * of being stored as U+FFFD: what the caller sent would silently be something else.
+ */
+export function decodeUtf8Body(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    throw invalidInput(`request body is not valid UTF-8 (byte 0x${bytes[at]!.toString(16).padStart(2, '0')} at offset ${at})`);
+  }
+}
+
+/** The offset of the first byte that does not start or continue a valid UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let lo = 0;
+  let hi = bytes.length;
+  // The longest valid prefix, found by halving: a prefix decodes unless it holds an invalid byte (a sequence
+  // cut at its end is allowed with `stream`).
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      lo = mid;
+    } catch {
+      hi = mid - 1;
+    }
+  }
+  return Math.min(lo, bytes.length - 1);
+}
