@@ -44,7 +44,7 @@ export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T,
  * SyntaxError is answered 400 "request body is not valid JSON" (middleware/errors.ts).
  */
 function parseJsonObject(text: string): unknown {
-  if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw new SyntaxError('a JSON body must be an object or an array');
+  if (!/^[ \t\n\r]*[[{]/.test(text)) throw new SyntaxError('a JSON body must be an object or an array');
   return JSON.parse(text);
 }
 
