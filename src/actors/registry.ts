@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Scope } from '../domain/scope.js';
 import { conflict } from '../errors.js';
-import type { OwnerHold } from '../store/owner-holds.js';
+import { heldWriteConflict, type OwnerHold } from '../store/owner-holds.js';
 import { OwnerActor, type OwnerActorDeps } from './owner-actor.js';
 
 /** Which owners are held (erased or imported): none of them gets an actor (src/store/owner-holds.ts). */
@@ -66,7 +66,7 @@ export class ActorRegistry {
   /** The owner's actor; 409 `conflict` while the owner is held. */
   actorFor(scope: Scope): OwnerActor {
     const hold = this.deps.holds?.holdOf(scope);
-    if (hold) throw conflict(`this owner (entity_id) is being ${hold.kind === 'erasing' ? 'erased' : 'imported'}; writes are refused until that is complete`);
+    if (hold) throw heldWriteConflict(hold);
     return this.resident(scope);
   }
 

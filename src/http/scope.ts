@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/keys.js';
 import type { Scope, TenantScope } from '../domain/scope.js';
-import { conflict, invalidInput } from '../errors.js';
+import { invalidInput } from '../errors.js';
+import { heldWriteConflict } from '../store/owner-holds.js';
 import type { AppState } from './context.js';
 
 /** The tenant comes from the key, never the client; a multi-tenant key must name a partition. */
@@ -35,6 +36,6 @@ export function ownerScope(ctx: { state: AppState }, query: OwnerQuery, access: 
   const scope = requestedScope(ctx.state.principal, query);
   const hold = ctx.state.holds?.holdOf(scope);
   if (!hold) return scope;
-  if (access === 'write') throw conflict(`this owner (entity_id) is being ${hold.kind === 'erasing' ? 'erased' : 'imported'}; writes are refused until that is complete`);
+  if (access === 'write') throw heldWriteConflict(hold);
   return { ...scope, entityId: VACANT_OWNER };
 }

@@ -1,13 +1,11 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gcmOpen, gcmSeal } from './aes-gcm.js';
 import { PRIVATE_FILE, privateDir } from './private-files.js';
 import { TenantKeys } from './tenant-keys.js';
 
 const VERSION = 1;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 
 /**
  * Original media bytes, encrypted at rest with AES-256-GCM. Each tenant has its own key, derived from the
@@ -25,21 +23,12 @@ export class BlobCipher {
   }
 
   seal(tenant: string, docId: string, plain: Uint8Array): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.tenantKey(tenant), iv);
-    cipher.setAAD(Buffer.from(docId, 'utf8'));
-    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-    return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+    return gcmSeal(VERSION, this.tenantKey(tenant), Buffer.from(docId, 'utf8'), plain);
   }
 
   /** Throws when the blob was tampered with, or sealed for another tenant or document. */
   open(tenant: string, docId: string, sealed: Uint8Array): Buffer {
-    const buf = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-    if (buf.length < HEADER_BYTES || buf[0] !== VERSION) throw new Error('unknown blob format');
-    const decipher = createDecipheriv('aes-256-gcm', this.tenantKey(tenant), buf.subarray(1, 1 + IV_BYTES));
-    decipher.setAAD(Buffer.from(docId, 'utf8'));
-    decipher.setAuthTag(buf.subarray(1 + IV_BYTES, HEADER_BYTES));
-    return Buffer.concat([decipher.update(buf.subarray(HEADER_BYTES)), decipher.final()]);
+    return gcmOpen(VERSION, this.tenantKey(tenant), Buffer.from(docId, 'utf8'), sealed, 'blob');
   }
 
   private tenantKey(tenant: string): Buffer {

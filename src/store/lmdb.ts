@@ -145,14 +145,3 @@ export function hasKeyUnder(db: Database<unknown, Key> | Database<true, Key>, pr
   for (const _ of db.getKeys({ start: prefix, end: [...prefix, KEY_MAX], limit: 1 })) return true;
   return false;
 }
-
-/** Removes every key under `prefix` from both databases, `size` keys per transaction (no record is read). */
-export async function removeKeysUnder(store: Store, prefix: Key, size: number): Promise<void> {
-  for (const db of [store.records, store.index] as const) {
-    for (;;) {
-      const keys = [...db.getKeys({ start: prefix, end: [...prefix, KEY_MAX], limit: size })] as Key[];
-      if (keys.length === 0) break;
-      await store.transaction(() => keys.forEach((key) => db.remove(key)));
-    }
-  }
-}

@@ -1,5 +1,6 @@
 import type { Database } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
+import { conflict, type AppError } from '../errors.js';
 import { KEY_MAX, type Key, type Store } from './lmdb.js';
 
 /**
@@ -131,6 +132,11 @@ export class OwnerHolds {
 /** The owner of a receipt still under way (its tombstone), as a scope. */
 export function receiptScope(receipt: ErasureReceipt): Scope | null {
   return receipt.entity_id === undefined ? null : { tenant: receipt.tenant, partition: receipt.partition, entityId: receipt.entity_id };
+}
+
+/** The 409 a write to a held owner answers: the HTTP scope check and the actor registry refuse with the same words. */
+export function heldWriteConflict(hold: OwnerHold): AppError {
+  return conflict(`this owner (entity_id) is being ${hold.kind === 'erasing' ? 'erased' : 'imported'}; writes are refused until that is complete`);
 }
 
 const holdKey = (scope: Scope): Key => ['h', scope.tenant, scope.partition ?? '', scope.entityId];

@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { LRUCache } from 'lru-cache';
 import type { Scope } from '../domain/scope.js';
+import { GCM_OVERHEAD, gcmOpen, gcmSeal } from './aes-gcm.js';
 import { quietCommitFailure } from './commit-failure.js';
 import { closeFile, PRIVATE_FILE } from './private-files.js';
 import { TenantKeys } from './tenant-keys.js';
@@ -11,8 +12,6 @@ import { TenantKeys } from './tenant-keys.js';
 /** One slot of `DATA_DIR/owner-keys`: version (1) | IV (12) | GCM tag (16) | wrapped key (32) | zero padding. */
 export const SLOT_BYTES = 64;
 const SLOT_VERSION = 1;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 /** Unwrapped keys kept in memory (32 bytes each, plus the map's overhead). */
 const CACHE_MAX = 50_000;
@@ -169,26 +168,15 @@ export class OwnerKeys {
   }
 
   private wrap(scope: OwnerKey, key: Buffer): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.tenantKey(scope[0]), iv);
-    cipher.setAAD(Buffer.from(JSON.stringify(scope), 'utf8'));
-    const body = Buffer.concat([cipher.update(key), cipher.final()]);
     const slot = Buffer.alloc(SLOT_BYTES);
-    slot[0] = SLOT_VERSION;
-    iv.copy(slot, 1);
-    cipher.getAuthTag().copy(slot, 1 + IV_BYTES);
-    body.copy(slot, 1 + IV_BYTES + TAG_BYTES);
+    gcmSeal(SLOT_VERSION, this.tenantKey(scope[0]), scopeAad(scope), key).copy(slot);
     return slot;
   }
 
   /** The key in a slot; undefined for a zeroed (destroyed) slot. Throws when the slot was altered or is another owner's. */
   private unwrap(scope: OwnerKey, slot: Buffer): Buffer | undefined {
     if (slot[0] !== SLOT_VERSION) return undefined;
-    const decipher = createDecipheriv('aes-256-gcm', this.tenantKey(scope[0]), slot.subarray(1, 1 + IV_BYTES));
-    decipher.setAAD(Buffer.from(JSON.stringify(scope), 'utf8'));
-    decipher.setAuthTag(slot.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
-    const start = 1 + IV_BYTES + TAG_BYTES;
-    return Buffer.concat([decipher.update(slot.subarray(start, start + KEY_BYTES)), decipher.final()]);
+    return gcmOpen(SLOT_VERSION, this.tenantKey(scope[0]), scopeAad(scope), slot.subarray(0, GCM_OVERHEAD + KEY_BYTES), 'key slot');
   }
 
   private readSlot(slot: number): Buffer {
@@ -203,3 +191,5 @@ export class OwnerKeys {
 }
 
 const ownerId = (scope: OwnerKey): string => JSON.stringify(scope);
+/** A wrapped key is bound to its owner: the scope is its additional authenticated data. */
+const scopeAad = (scope: OwnerKey): Buffer => Buffer.from(ownerId(scope), 'utf8');
