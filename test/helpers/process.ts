@@ -69,11 +69,22 @@ export async function temporalReady(url: string, exited?: Promise<unknown>): Pro
   throw new Error(`Temporal did not become ready (${gone ? 'the service exited' : 'within 90 s'}): ${JSON.stringify(last)}`);
 }
 
-/** A JSON request to a spawned service with one bearer key: status and parsed body. */
+/**
+ * A request to a spawned service with one bearer key: a JSON body, or NDJSON text (`ndjson`, an import).
+ * Answers the status, the text, and the body parsed when it is one JSON value (an export of several lines
+ * stays text).
+ */
 export function keyedCall(key: string) {
-  return async (url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
+  return async (url: string, method: string, path: string, body?: unknown, ndjson?: string): Promise<{ status: number; body: any; text: string }> => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': ndjson === undefined ? 'application/json' : 'application/x-ndjson' };
+    const res = await fetch(`${url}${path}`, { method, headers, body: ndjson ?? (body === undefined ? undefined : JSON.stringify(body)) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not one JSON value: kept as text.
+    }
+    return { status: res.status, body: parsed, text };
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import { spawnService, type ServiceProcess } from '../helpers/process.js';
+import { keyedCall, spawnService, type ServiceProcess } from '../helpers/process.js';
 import { until } from '../helpers/reembed.js';
 import { KEYS, startTestService, type SocketTestService } from '../helpers/service.js';
 
@@ -32,22 +32,6 @@ async function exportOfMany(call: (method: string, path: string, body?: unknown)
   const res = await call('GET', '/v1/memory/export?entity_id=src');
   expect(res.status).toBe(200);
   return res.text.trimEnd().split('\n');
-}
-
-/** Requests to a spawned service with one key: JSON bodies, or raw NDJSON; the body parsed when it is one JSON value. */
-function fetchCall(url: () => string, key: string) {
-  return async (method: string, path: string, body?: unknown, ndjson?: string) => {
-    const headers = { authorization: `Bearer ${key}`, 'content-type': ndjson === undefined ? 'application/json' : NDJSON['content-type'] };
-    const res = await fetch(`${url()}${path}`, { method, headers, body: ndjson ?? (body === undefined ? undefined : JSON.stringify(body)) });
-    const text = await res.text();
-    let parsed: any = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // NDJSON of several lines: kept as text.
-    }
-    return { status: res.status, text, body: parsed };
-  };
 }
 
 /** Starts an import and sends the first `lines`, leaving the upload open. */
@@ -113,7 +97,8 @@ describe('an import behind its owner hold', () => {
     writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'kill', admin: true }] }));
     const env = { DATA_DIR: join(dir, 'data'), API_KEYS_FILE: keysFile };
     child = await spawnService(env);
-    const call = fetchCall(() => child!.url, key);
+    const keyed = keyedCall(key);
+    const call = (method: string, path: string, body?: unknown, ndjson?: string) => keyed(child!.url, method, path, body, ndjson);
     const lines = await exportOfMany(call);
     startImport(child.url, key, 'copy', lines.slice(0, Math.floor(lines.length / 2)));
     await until(async () => hasRecordsOnDisk(env.DATA_DIR, 'kill', 'copy'), (has) => has);
