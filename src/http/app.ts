@@ -6,12 +6,13 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { versioning } from './middleware/versioning.js';
-import { createRouter } from './router.js';
+import { createRouter, type AppRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
 import { registerErasureRoutes } from './routes/erasure.js';
 import { registerMediaRoutes } from './routes/media.js';
+import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
@@ -28,24 +29,7 @@ import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
-
-  const v1 = createRouter();
-  registerEntityRoutes(v1, deps);
-  registerRelationshipRoutes(v1, deps);
-  registerFactRoutes(v1, deps);
-  registerConsolidateRoute(v1, deps);
-  registerDocumentRoutes(v1, deps);
-  registerSearchRoutes(v1, deps);
-  registerMediaRoutes(v1, deps);
-  registerSchemaRoutes(v1, deps);
-  registerQueryRoute(v1, deps);
-  registerErasureRoutes(v1, deps);
-  registerOwnerTransferRoutes(v1, deps);
-
-  const root = createRouter();
-  registerStatusRoute(root, deps);
-  registerIndexRoute(root);
-  root.use('/v1', v1.routes());
+  const root = createRoutes(deps);
 
   // What `ownerScope` reads: the owners held (erased or imported) hide from reads and refuse writes.
   app.use((ctx, next) => {
@@ -61,4 +45,27 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(root.allowedMethods());
   app.use(root.routes());
   return app;
+}
+
+/** Every route (the OpenAPI document describes exactly these: test/unit/openapi-routes.test.ts). */
+export function createRoutes(deps: AppDeps): AppRouter {
+  const v1 = createRouter();
+  registerEntityRoutes(v1, deps);
+  registerRelationshipRoutes(v1, deps);
+  registerFactRoutes(v1, deps);
+  registerConsolidateRoute(v1, deps);
+  registerDocumentRoutes(v1, deps);
+  registerSearchRoutes(v1, deps);
+  registerMediaRoutes(v1, deps);
+  registerSchemaRoutes(v1, deps);
+  registerQueryRoute(v1, deps);
+  registerErasureRoutes(v1, deps);
+  registerOwnerTransferRoutes(v1, deps);
+  registerOpenApiRoute(v1);
+
+  const root = createRouter();
+  registerStatusRoute(root, deps);
+  registerIndexRoute(root);
+  root.use('/v1', v1.routes());
+  return root;
 }

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import { formatNullableTimestamp as tsOrNull, formatTimestamp as ts } from '../domain/time.js';
+import type { DocumentSchema, MediaSchema, SearchHitSchema } from './schemas/records.js';
 import type { DocumentHit } from '../actors/owner-documents.js';
 
 /**
@@ -7,7 +9,7 @@ import type { DocumentHit } from '../actors/owner-documents.js';
  * `derived_by`. Original bytes never appear; they are at `/v1/documents/{doc_id}/download`.
  * Shared with the structured query engine so both return the same records.
  */
-export function documentJson(doc: StoredDocument, fields: DocumentFieldValues = {}) {
+export function documentJson(doc: StoredDocument, fields: DocumentFieldValues = {}): z.output<typeof DocumentSchema> {
   const text = doc.modality === 'text' ? { content: doc.content } : { derived_text: doc.derived_text, derived_by: doc.derived_by, filename: doc.filename };
   return {
     doc_id: doc.doc_id,
@@ -30,7 +32,7 @@ export function documentJson(doc: StoredDocument, fields: DocumentFieldValues = 
 }
 
 /** The media record answered by `POST /v1/memory/media` (spec: Media record). */
-export function mediaJson(doc: StoredDocument) {
+export function mediaJson(doc: StoredDocument): z.output<typeof MediaSchema> {
   return {
     doc_id: doc.doc_id,
     cid: doc.cid,
@@ -50,7 +52,7 @@ export function mediaJson(doc: StoredDocument) {
 }
 
 /** A search hit (DECISIONS.md, Search); `content` is the text or the media's derived text, when asked. */
-export function hitJson(hit: DocumentHit, includeContent: boolean) {
+export function hitJson(hit: DocumentHit, includeContent: boolean): z.output<typeof SearchHitSchema> {
   const { doc } = hit;
   return {
     doc_id: doc.doc_id,

@@ -1,10 +1,12 @@
+import type { z } from 'zod';
 import type { Entity } from '../domain/entities.js';
 import type { Fact } from '../domain/facts.js';
 import type { Relationship } from '../domain/relationships.js';
+import type { EntitySchema, FactSchema, RelationshipSchema } from './schemas/records.js';
 import { formatNullableTimestamp as tsOrNull, formatTimestamp as ts } from '../domain/time.js';
 
 /** Records are stored with epoch milliseconds; responses carry RFC 3339 UTC with milliseconds, in spec order. */
-export function entityJson(e: Entity) {
+export function entityJson(e: Entity): z.output<typeof EntitySchema> {
   return {
     memory_entity_id: e.memory_entity_id,
     entity_id: e.entity_id,
@@ -18,7 +20,7 @@ export function entityJson(e: Entity) {
   };
 }
 
-export function relationshipJson(r: Relationship) {
+export function relationshipJson(r: Relationship): z.output<typeof RelationshipSchema> {
   return {
     relationship_id: r.relationship_id,
     entity_id: r.entity_id,
@@ -35,7 +37,7 @@ export function relationshipJson(r: Relationship) {
   };
 }
 
-export function factJson(f: Fact) {
+export function factJson(f: Fact): z.output<typeof FactSchema> {
   return {
     fact_id: f.fact_id,
     entity_id: f.entity_id,

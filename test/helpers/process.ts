@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { openApiCheck } from './openapi-check.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -79,6 +80,7 @@ export function keyedCall(key: string) {
     const headers = { authorization: `Bearer ${key}`, 'content-type': ndjson === undefined ? 'application/json' : 'application/x-ndjson' };
     const res = await fetch(`${url}${path}`, { method, headers, body: ndjson ?? (body === undefined ? undefined : JSON.stringify(body)) });
     const text = await res.text();
+    openApiCheck().check(method, path, res.status, res.headers.get('content-type'), text);
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);

@@ -8,6 +8,7 @@ import { ManualClock, type Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { AppDeps } from '../../src/http/context.js';
+import { openApiCheck } from './openapi-check.js';
 import { composeService, startService, type ComposedService, type RunningService } from '../../src/server.js';
 
 /** Keys every integration test can use: two single-tenant keys and one multi-tenant key. */
@@ -98,6 +99,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     } catch {
       /* non-JSON bodies (downloads) stay text */
     }
+    openApiCheck().check(method, path, res.status, res.headers.get('content-type'), res.text);
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {

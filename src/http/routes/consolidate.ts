@@ -1,12 +1,8 @@
-import { z } from 'zod';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
-import { OwnerQuerySchema } from '../schemas/memory.js';
+import { ConsolidateBodySchema, OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
 import { parseBody, parseQuery } from '../validate.js';
-
-/** The route takes no body; an empty JSON object is tolerated (clients that always send one). */
-const ConsolidateBodySchema = z.strictObject({}).optional();
 
 /**
  * `POST /v1/memory/consolidate`: runs the consolidation job for the owner scope and answers 200 with

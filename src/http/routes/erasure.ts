@@ -1,15 +1,12 @@
-import { z } from 'zod';
 import { formatNullableTimestamp as tsOrNull, formatTimestamp as ts } from '../../domain/time.js';
 import { notFound, unavailable } from '../../errors.js';
 import type { ErasureReceipt } from '../../store/owner-holds.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
-import { IdSchema, PartitionSchema } from '../schemas/common.js';
-import { OwnerQuerySchema } from '../schemas/memory.js';
+import { IdSchema } from '../schemas/common.js';
+import { OwnerQuerySchema, ReceiptQuerySchema } from '../schemas/memory.js';
 import { requestedScope, tenantScope } from '../scope.js';
 import { parseParam, parseQuery } from '../validate.js';
-
-const ReceiptQuerySchema = z.strictObject({ partition: PartitionSchema.optional() });
 
 /**
  * `DELETE /v1/memory?entity_id=…`: erases the owner (DECISIONS.md, Forgetting, erasure, export). The

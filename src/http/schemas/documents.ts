@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { parseReaders } from '../../domain/document-records.js';
-import { LIST_LIMIT_DEFAULT, NameSchema, ownerQueryShape, QueryBoolSchema, QueryLimitSchema, ScalarMapSchema } from './common.js';
+import { documentedAs, LIST_LIMIT_DEFAULT, NameSchema, ownerQueryShape, QueryBoolSchema, QueryLimitSchema, ScalarMapSchema } from './common.js';
 
 export { LIST_LIMIT_DEFAULT };
 
 /** `readers`: a CSV of principals (at most 100, each at most 256 characters). */
-export const ReadersSchema = z.string().transform((csv, ctx) => {
+export const ReadersSchema = z.string().meta({ description: 'Comma-separated principals that alone may read the record.' }).transform((csv, ctx) => {
   const readers = parseReaders(csv);
   if (readers === null) {
     ctx.addIssue({ code: 'custom', message: 'must name at least one principal (a comma-separated list)' });
@@ -49,10 +49,11 @@ export const DocumentBatchBodySchema = z.strictObject({
     .max(DOCUMENT_BATCH_MAX, `must have at most ${DOCUMENT_BATCH_MAX} documents`),
 });
 
-const QueryOffsetSchema = z
-  .string()
-  .regex(/^\d{1,9}$/, 'must be a non-negative integer')
-  .transform(Number);
+const QueryOffsetSchema = documentedAs(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number), {
+  type: 'integer',
+  minimum: 0,
+  default: 0,
+});
 
 export const DocumentListQuerySchema = z.strictObject({
   ...ownerQueryShape,

@@ -98,7 +98,7 @@ export const ImportLineSchema = z.discriminatedUnion(
     z.strictObject({ type: z.literal('document'), record: DocumentRecordSchema }),
   ],
   { error: 'must be one of entity, relationship, fact, document' },
-);
+).meta({ id: 'ExportLine', description: 'One line of an export: a record of the owner, with its type.' });
 
 export type ImportLine = z.infer<typeof ImportLineSchema>;
 export type ImportedDocumentRecord = z.infer<typeof DocumentRecordSchema>;

@@ -4,6 +4,7 @@ import {
   IdSchema,
   NameSchema,
   ownerQueryShape,
+  PartitionSchema,
   QueryBoolSchema,
   QueryLimitSchema,
   ScalarMapSchema,
@@ -12,6 +13,12 @@ import {
 } from './common.js';
 
 export const OwnerQuerySchema = z.strictObject(ownerQueryShape);
+
+/** `POST /v1/memory/consolidate` takes no body; an empty JSON object is tolerated (clients that always send one). */
+export const ConsolidateBodySchema = z.strictObject({}).optional();
+
+/** An erasure receipt is tenant-wide; a multi-tenant key names its partition. */
+export const ReceiptQuerySchema = z.strictObject({ partition: PartitionSchema.optional() });
 
 export const EntityBodySchema = z.strictObject({
   entity_type: NameSchema(128),

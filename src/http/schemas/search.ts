@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MODALITIES } from '../../domain/documents.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/modes.js';
-import { ownerQueryShape, QueryBoolSchema } from './common.js';
+import { documentedAs, ownerQueryShape, QueryBoolSchema } from './common.js';
 
 export const SEARCH_K_DEFAULT = 10;
 export const SEARCH_K_MAX = 100;
@@ -15,11 +15,14 @@ const QuerySchema = z.string().trim().min(1, 'must not be empty').max(4096, 'mus
 
 /** A number given in the query string. */
 const queryNumber = (inner: z.ZodNumber) =>
-  z
-    .string()
-    .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
-    .transform(Number)
-    .pipe(inner);
+  documentedAs(
+    z
+      .string()
+      .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+      .transform(Number)
+      .pipe(inner),
+    z.toJSONSchema(inner, { target: 'draft-2020-12' }),
+  );
 
 export const SearchQuerySchema = z.strictObject({
   ...ownerQueryShape,
