@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
@@ -13,7 +14,7 @@ const ConsolidateBodySchema = z.strictObject({}).optional();
  * the report once it has completed. 503 `unavailable` when the job engine cannot serve.
  */
 export function registerConsolidateRoute(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/consolidate', async (ctx) => {
+  router.post('/memory/consolidate', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     await parseBody(ctx, ConsolidateBodySchema, deps.jsonBodyLimit);
     const report = await deps.jobs.consolidate(scope);
