@@ -53,7 +53,6 @@ export function buildOpenApiDocument(version: string) {
       version,
       description:
         'Memory for AI agents: a typed graph of entities and relationships, temporal facts whose history is kept, documents and media in one vector space, and exact structured queries. Every route but `GET /status` takes `Authorization: Bearer <key>`.',
-      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'A local service (`npm start`)' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
