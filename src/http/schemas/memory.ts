@@ -34,13 +34,16 @@ export const CursorSchema = z
   .string()
   .min(1, 'must not be empty (omit it for the first page)')
   .max(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`)
-  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a next_cursor the service returned, unchanged');
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a next_cursor the service returned, unchanged')
+  .meta({ description: 'The `next_cursor` of the page before, unchanged, with the same filters (only `limit` may change).' });
 
 export const EntityListQuerySchema = z.strictObject({
   ...ownerQueryShape,
   entity_type: NameSchema(128).optional(),
   /** Whole display name or alias, compared case-insensitively (src/domain/names.ts). */
-  name: NameSchema(1024).optional(),
+  name: NameSchema(1024)
+    .meta({ description: 'A whole display name or alias, compared case-insensitively (Unicode full case folding with NFKC).' })
+    .optional(),
   limit: QueryLimitSchema.optional(),
   cursor: CursorSchema.optional(),
 });
