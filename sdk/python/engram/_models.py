@@ -41,7 +41,7 @@ class Record(BaseModel):
     aliases: Annotated[list[Alias], Field(max_length=100)]
     attributes: dict[
         Annotated[str, StringConstraints(min_length=1, max_length=128)],
-        Optional[Union[str, float, bool]],
+        Optional[Union[str, int, float, bool]],
     ]
     created_at: AwareDatetime
     """
@@ -79,7 +79,7 @@ class Record1(BaseModel):
     relationship_type: Annotated[str, Field(max_length=128, min_length=1)]
     attributes: dict[
         Annotated[str, StringConstraints(min_length=1, max_length=128)],
-        Optional[Union[str, float, bool]],
+        Optional[Union[str, int, float, bool]],
     ]
     valid_from: Optional[AwareDatetime]
     observed_at: AwareDatetime
@@ -127,7 +127,7 @@ class Record2(BaseModel):
     subject_type: Literal['owner', 'entity', 'relationship']
     subject_id: Optional[SubjectId]
     predicate: Annotated[str, Field(max_length=256, min_length=1)]
-    value: Optional[Union[str, float, bool]]
+    value: Optional[Union[str, int, float, bool]]
     """
     A string (at most 16384 characters), number, boolean or null.
     """
@@ -215,7 +215,7 @@ class Record3(BaseModel):
     filename: Optional[Filename]
     metadata: dict[
         Annotated[str, StringConstraints(min_length=1, max_length=128)],
-        Optional[Union[str, float, bool]],
+        Optional[Union[str, int, float, bool]],
     ]
     tags: Annotated[list[Tag], Field(max_length=100)]
     source: Optional[Source]
@@ -313,7 +313,7 @@ class Fact(BaseModel):
     subject_type: Literal['owner', 'entity', 'relationship']
     subject_id: Optional[str]
     predicate: str
-    value: Optional[Union[str, float, bool]]
+    value: Optional[Union[str, int, float, bool]]
     """
     A string, number, boolean or null.
     """
@@ -446,8 +446,8 @@ class QueryGroup(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    keys: dict[str, Optional[Union[str, float, bool, list[str]]]]
-    aggregates: dict[str, Optional[Union[str, float, bool, list[str]]]]
+    keys: dict[str, Optional[Union[str, int, float, bool, list[str]]]]
+    aggregates: dict[str, Optional[Union[str, int, float, bool, list[str]]]]
 
 
 class Store(BaseModel):
@@ -514,7 +514,7 @@ class Relationship(BaseModel):
     from_entity_id: str
     to_entity_id: str
     relationship_type: str
-    attributes: dict[str, Optional[Union[str, float, bool]]]
+    attributes: dict[str, Optional[Union[str, int, float, bool]]]
     valid_from: Optional[AwareDatetime]
     observed_at: AwareDatetime
     """
@@ -569,7 +569,7 @@ class Document(BaseModel):
     partition: Optional[str]
     modality: Literal['text', 'image', 'audio']
     content_type: str
-    metadata: dict[str, Optional[Union[str, float, bool]]]
+    metadata: dict[str, Optional[Union[str, int, float, bool]]]
     tags: list[str]
     source: Optional[str]
     readers: Optional[list[str]]
@@ -630,7 +630,7 @@ class Media(BaseModel):
     partition: Optional[str]
     modality: Literal['text', 'image', 'audio']
     content_type: str
-    metadata: dict[str, Optional[Union[str, float, bool]]]
+    metadata: dict[str, Optional[Union[str, int, float, bool]]]
     tags: list[str]
     source: Optional[str]
     readers: Optional[list[str]]
@@ -660,7 +660,7 @@ class SearchHit(BaseModel):
     modality: Literal['text', 'image', 'audio']
     content_type: str
     title: Optional[str]
-    metadata: dict[str, Optional[Union[str, float, bool]]]
+    metadata: dict[str, Optional[Union[str, int, float, bool]]]
     created_at: AwareDatetime
     """
     RFC 3339, UTC, milliseconds
@@ -738,7 +738,7 @@ class Entity(BaseModel):
     entity_type: str
     display_name: Optional[str]
     aliases: list[str]
-    attributes: dict[str, Optional[Union[str, float, bool]]]
+    attributes: dict[str, Optional[Union[str, int, float, bool]]]
     created_at: AwareDatetime
     """
     RFC 3339, UTC, milliseconds

@@ -66,6 +66,13 @@ def generate_models(target: Path) -> None:
     )
 
 
+def keep_integers(target: Path) -> None:
+    """JSON's `number` is int or float; datamodel-codegen writes `float`, which turns a fact's value 3 into
+    3.0. In the scalar unions (values, metadata, group keys and aggregates) an int is kept an int."""
+    text = target.read_text()
+    target.write_text(text.replace("Union[str, float, bool", "Union[str, int, float, bool"))
+
+
 def generate_sync(target_dir: Path) -> None:
     target_dir.mkdir(parents=True, exist_ok=True)
     rule = unasync.Rule(str(ASYNC_DIR) + "/", str(target_dir) + "/", additional_replacements=SYNC_NAMES)
@@ -91,6 +98,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         generate_models(out / "_models.py")
+        keep_integers(out / "_models.py")
         generate_sync(out / "_sync")
         diffs = differences(out, MODELS.parent, "_models.py") + differences(out / "_sync", SYNC_DIR, "*.py")
         if check:

@@ -16,7 +16,7 @@ from engram import AsyncEngram, Engram, ResponseEvent
 
 SDK_DIR = Path(__file__).resolve().parent.parent
 OPENAPI = json.loads((SDK_DIR.parent.parent / "docs" / "openapi.json").read_text())
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "fixtures"
 
 # (method, path template) of every response the suite's clients saw.
 CALLED: set[tuple[str, str]] = set()

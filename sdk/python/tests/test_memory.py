@@ -9,20 +9,26 @@ from conftest import fresh
 from engram import Engram
 
 
-def test_entities_upsert_get_list_by_name_and_forget(client: Engram) -> None:
+def test_entities_upsert_get_and_forget(client: Engram) -> None:
     owner = client.owner(fresh("mem"))
     bob = owner.upsert_entity("person", memory_entity_id="bob", display_name="Bob", aliases=["Bobby"],
                               attributes={"age": 41})
     again = owner.upsert_entity("person", memory_entity_id="bob", display_name="Robert", aliases=["Bobby"])
-    assert (bob.memory_entity_id, again.display_name) == ("bob", "Robert")
+    assert (bob.memory_entity_id, again.memory_entity_id, again.display_name) == ("bob", "bob", "Robert")
     assert owner.get_entity("bob").display_name == "Robert"
-    found = owner.list_entities(name="bobby")
-    assert [e.memory_entity_id for e in found.entities] == ["bob"]
     owner.upsert_entity("place", memory_entity_id="paris", display_name="Paris")
     owner.assert_fact("lives_in", "Paris", subject_type="entity", subject_id="bob")
     report = owner.forget_entity("bob")
     assert (report.erased.entities, report.erased.facts) == (1, 1)
     assert [e.memory_entity_id for e in owner.iter_entities()] == ["paris"]
+
+
+def test_entities_found_by_display_name_or_alias(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    owner.upsert_entity("person", memory_entity_id="bob", display_name="Robert", aliases=["Bobby"])
+    owner.upsert_entity("person", memory_entity_id="rob", display_name="Rob")
+    assert [e.memory_entity_id for e in owner.list_entities(name="bobby").entities] == ["bob"]
+    assert [e.memory_entity_id for e in owner.iter_entities(name="ROBERT")] == ["bob"]
 
 
 def test_entity_iterator_follows_cursors_across_pages(client: Engram) -> None:
@@ -39,13 +45,13 @@ def test_relationships_upsert_list_iterate_and_retract(client: Engram) -> None:
         owner.upsert_entity("person", memory_entity_id=name)
     edges = [owner.upsert_relationship("ann", other, "knows", attributes={"since": 2020 + i})
              for i, other in enumerate(("ben", "cid", "dan"))]
-    listed = list(owner.iter_relationships(page_size=2, from_entity_id="ann"))
-    assert sorted(r.relationship_id for r in listed) == sorted(e.relationship_id for e in edges)
     retracted = owner.retract_relationship(edges[0].relationship_id)
     assert retracted.invalid_from is not None
     active = owner.list_relationships(relationship_type="knows")
     assert edges[0].relationship_id not in [r.relationship_id for r in active.relationships]
     assert len(owner.list_relationships(include_inactive=True).relationships) == 3
+    listed = list(owner.iter_relationships(page_size=2, from_entity_id="ann", include_inactive=True))
+    assert sorted(r.relationship_id for r in listed) == sorted(e.relationship_id for e in edges)
 
 
 def test_fact_iterator_reads_25_facts_in_pages_of_10(client: Engram) -> None:
