@@ -153,6 +153,16 @@ def request_args(settings: Settings, call: Call) -> dict[str, Any]:
     }
 
 
+class OwnerScope:
+    """What an owner handle's routes all send: the owner and its partition."""
+
+    entity_id: str
+    partition: Optional[str]
+
+    def _scope(self, **extra: Any) -> dict[str, Any]:
+        return {"entity_id": self.entity_id, "partition": self.partition, **extra}
+
+
 class Attempts:
     """The retry policy for one call: how long to wait before the next attempt, or raise."""
 

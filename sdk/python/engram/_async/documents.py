@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Literal, Mapping, Optional, Sequence, Union
 
-from .._core import Call, body, seg, write_call
+from .._core import Call, OwnerScope, body, seg, write_call
 from .._filters import SearchOptions
 from .._media import MediaSource, media_fields
 from .._models import BatchSearchResults, Document, DocumentList, EmbedSearchResults, Media, SearchResults
@@ -19,13 +19,8 @@ if TYPE_CHECKING:
 Scalar = Union[str, int, float, bool, None]
 
 
-class AsyncDocuments:
+class AsyncDocuments(OwnerScope):
     _client: AsyncEngram
-    entity_id: str
-    partition: Optional[str]
-
-    def _scope(self, **extra: Any) -> dict[str, Any]:
-        return {"entity_id": self.entity_id, "partition": self.partition, **extra}
 
     # Documents
     async def create_document(self, content: str, *, title: Optional[str] = None,

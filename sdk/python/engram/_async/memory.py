@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Literal, Mapping, Optional, Sequence, Union
 
-from .._core import Call, body, seg, write_call
+from .._core import Call, OwnerScope, body, seg, write_call
 from .._filters import EntityFilters, FactFilters, RelationshipFilters, Timestamp
 from .._models import (ConsolidationReport, Entity, EntityList, ErasureAccepted, ErasureReceipt, Fact, FactList,
                        ForgetReport, ImportReport, Relationship, RelationshipList)
@@ -18,13 +18,8 @@ if TYPE_CHECKING:
 Scalar = Union[str, int, float, bool, None]
 
 
-class AsyncMemory:
+class AsyncMemory(OwnerScope):
     _client: AsyncEngram
-    entity_id: str
-    partition: Optional[str]
-
-    def _scope(self, **extra: Any) -> dict[str, Any]:
-        return {"entity_id": self.entity_id, "partition": self.partition, **extra}
 
     # Entities
     async def upsert_entity(self, entity_type: str, *, memory_entity_id: Optional[str] = None,

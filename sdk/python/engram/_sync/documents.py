@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Iterator, Literal, Mapping, Optional, Sequence, Union
 
-from .._core import Call, body, seg, write_call
+from .._core import Call, OwnerScope, body, seg, write_call
 from .._filters import SearchOptions
 from .._media import MediaSource, media_fields
 from .._models import BatchSearchResults, Document, DocumentList, EmbedSearchResults, Media, SearchResults
@@ -20,13 +20,8 @@ if TYPE_CHECKING:
 Scalar = Union[str, int, float, bool, None]
 
 
-class SyncDocuments:
+class SyncDocuments(OwnerScope):
     _client: Engram
-    entity_id: str
-    partition: Optional[str]
-
-    def _scope(self, **extra: Any) -> dict[str, Any]:
-        return {"entity_id": self.entity_id, "partition": self.partition, **extra}
 
     # Documents
     def create_document(self, content: str, *, title: Optional[str] = None,
