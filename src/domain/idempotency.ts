@@ -14,7 +14,14 @@ export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x20-\\x7e]{1,${IDEMPOTENC
 export const IDEMPOTENCY_KEY_RULE = `must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~)`;
 
 /** What a request carrying a key meets: a first use, the same request again, or another request under that key. */
-export type Repeat = { kind: 'first' } | { kind: 'replay' } | { kind: 'conflict'; message: string };
+export type Repeat = { kind: 'first' } | { kind: 'replay' } | { kind: 'conflict'; message: string; retryAfterSeconds?: number };
+
+/**
+ * A request that meets its key's first request still running is told to come back (`Retry-After`): once the
+ * first has finished, the same request is answered by the replay. A client whose first attempt timed out
+ * retries into this; the SDKs wait and retry it, and raise the other conflicts.
+ */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The answer to a key: `running` when a request with it is being answered now (never run a write twice:
@@ -22,7 +29,11 @@ export type Repeat = { kind: 'first' } | { kind: 'replay' } | { kind: 'conflict'
  */
 export function judgeRepeat(running: boolean, keptFingerprint: string | undefined, fingerprint: string): Repeat {
   if (running) {
-    return { kind: 'conflict', message: 'a request with this Idempotency-Key is still in progress; retry once it has finished' };
+    return {
+      kind: 'conflict',
+      message: 'a request with this Idempotency-Key is still in progress; retry once it has finished',
+      retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS,
+    };
   }
   if (keptFingerprint === undefined) return { kind: 'first' };
   if (keptFingerprint === fingerprint) return { kind: 'replay' };

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { IDEMPOTENCY_TTL_MS, judgeRepeat } from '../domain/idempotency.js';
 import type { Scope } from '../domain/scope.js';
-import { conflict } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { KeptResponse, KeyHolder } from '../store/idempotency.js';
 import type { AppContext, AppDeps, AppState } from './context.js';
 import { bodyBytes, tapBodyStream } from './request-body.js';
@@ -47,7 +47,10 @@ export function idempotentWrite(deps: Deps, body: WriteBody): Middleware<AppStat
     // A streamed body is hashed whole only to compare it with a kept response.
     if (kept && body === 'stream') for await (const chunk of ctx.req as AsyncIterable<Uint8Array>) hash.update(chunk);
     const verdict = judgeRepeat(running, kept?.fingerprint, kept ? hash.digest('hex') : '');
-    if (verdict.kind === 'conflict') throw conflict(verdict.message);
+    if (verdict.kind === 'conflict') {
+      const headers = verdict.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(verdict.retryAfterSeconds) };
+      throw new AppError('conflict', verdict.message, { headers });
+    }
     if (verdict.kind === 'replay') return replay(ctx, kept!);
 
     records.claim(holder, key);

@@ -232,6 +232,8 @@ describe('Idempotency-Key on the POSTs that write', () => {
     );
     const meanwhile = await svc.call('POST', `/v1/memory/import?${ownerQuery('copy')}`, { rawBody: exported, headers: { 'content-type': 'application/x-ndjson', ...idem('k-slow') } });
     expect(meanwhile).toMatchObject({ status: 409, body: { error: expect.stringContaining('still in progress') } });
+    // Told when to come back (the SDKs retry this conflict, and only this one).
+    expect(meanwhile.headers.get('retry-after')).toBe('1');
     push(lines.slice(1).join('\n'));
     push(null);
     const done = await slow;

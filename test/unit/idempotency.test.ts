@@ -26,8 +26,10 @@ describe('the Idempotency-Key rules', () => {
   it('replays the same request, refuses another one, and refuses any while the first runs', () => {
     expect(judgeRepeat(false, undefined, 'f1')).toEqual({ kind: 'first' });
     expect(judgeRepeat(false, 'f1', 'f1')).toEqual({ kind: 'replay' });
-    expect(judgeRepeat(false, 'f1', 'f2')).toMatchObject({ kind: 'conflict', message: expect.stringContaining('another request') });
-    expect(judgeRepeat(true, undefined, 'f1')).toMatchObject({ kind: 'conflict', message: expect.stringContaining('still in progress') });
+    const reused = judgeRepeat(false, 'f1', 'f2');
+    expect(reused).toMatchObject({ kind: 'conflict', message: expect.stringContaining('another request') });
+    expect(reused).not.toHaveProperty('retryAfterSeconds');
+    expect(judgeRepeat(true, undefined, 'f1')).toMatchObject({ kind: 'conflict', message: expect.stringContaining('still in progress'), retryAfterSeconds: 1 });
   });
 
   it('fingerprints method, path, query and body so that no two requests share one by moving bytes between them', () => {

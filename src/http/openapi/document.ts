@@ -114,7 +114,8 @@ function errorResponse(status: ErrorStatus) {
 
 function newErrorResponse(status: ErrorStatus) {
   const codes = (Object.entries(STATUS_BY_CODE) as Array<[ErrorCode, number]>).filter(([, s]) => s === status).map(([code]) => `\`${code}\``);
-  const retry = status === 429 || status === 503 ? { 'Retry-After': retryAfterHeader } : {};
+  // 409: only an Idempotency-Key whose first request is still running says when to come back.
+  const retry = status === 429 || status === 503 ? { 'Retry-After': retryAfterHeader } : status === 409 ? { 'Retry-After': retryAfterHeader.optional() } : {};
   return {
     id: `Error${status}`,
     description: `${codes.join(' or ')}: \`{ error, code, request_id }\`.`,
