@@ -811,6 +811,7 @@ type QueryAggregate struct {
 
 // QueryRequest is the body of POST /v1/query (query).
 type QueryRequest struct {
+	// A filter tree: `{ and: [F, ...] }`, `{ or: [F, ...] }`, `{ not: F }`, or a leaf `{ field, op, value }` (docs/query.md).
 	Filter    any              `json:"filter,omitempty"`
 	Sort      []QuerySort      `json:"sort,omitempty"`
 	Limit     int              `json:"limit,omitempty"`
