@@ -91,20 +91,30 @@ func (s *Schema) UnmarshalJSON(data []byte) error {
 type orderedProperties []Property
 
 func (o *orderedProperties) UnmarshalJSON(data []byte) error {
+	return eachKey(data, func(key string, dec *json.Decoder) error {
+		var s Schema
+		if err := dec.Decode(&s); err != nil {
+			return err
+		}
+		*o = append(*o, Property{Name: key, Schema: &s})
+		return nil
+	})
+}
+
+// eachKey walks a JSON object in document order, handing each key and a decoder positioned at its value.
+func eachKey(data []byte, value func(key string, dec *json.Decoder) error) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("properties must be an object")
+		return fmt.Errorf("want a JSON object")
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return err
 		}
-		var s Schema
-		if err := dec.Decode(&s); err != nil {
+		if err := value(tok.(string), dec); err != nil {
 			return err
 		}
-		*o = append(*o, Property{Name: tok.(string), Schema: &s})
 	}
 	return nil
 }
@@ -184,16 +194,7 @@ type Parameter struct {
 type orderedPaths []Operation
 
 func (o *orderedPaths) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("paths must be an object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		path := tok.(string)
+	return eachKey(data, func(path string, dec *json.Decoder) error {
 		var methods map[string]json.RawMessage
 		if err := dec.Decode(&methods); err != nil {
 			return err
@@ -208,6 +209,6 @@ func (o *orderedPaths) UnmarshalJSON(data []byte) error {
 				*o = append(*o, op)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
