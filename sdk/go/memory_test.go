@@ -21,6 +21,10 @@ func TestEntitiesUpsertGetListAndForget(t *testing.T) {
 	if got.Attributes["age"] != float64(31) || got.Aliases[0] != "Ali" {
 		t.Fatalf("get: %+v", got)
 	}
+	byName := must[*engram.EntityList](t)(owner.ListEntities(ctx, &engram.ListEntitiesParams{Name: "ali"})) // an alias, any case
+	if byName.Count != 1 || byName.Entities[0].MemoryEntityID != alice.MemoryEntityID || byName.NextCursor != nil {
+		t.Fatalf("by name: %+v", byName)
+	}
 	list := must[*engram.EntityList](t)(owner.ListEntities(ctx, &engram.ListEntitiesParams{EntityType: "person"}))
 	if list.Count != 1 || list.Entities[0].MemoryEntityID != alice.MemoryEntityID {
 		t.Fatalf("list: %+v", list)

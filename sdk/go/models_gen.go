@@ -261,7 +261,7 @@ type EntityList struct {
 	// How many records this page holds.
 	Count int `json:"count"`
 	// Pass back as `cursor` (with the same filters) for the next page; null on the last page.
-	NextCursor *string `json:"next_cursor,omitempty"`
+	NextCursor *string `json:"next_cursor"`
 }
 
 type ForgetCounts struct {
@@ -300,7 +300,7 @@ type RelationshipList struct {
 	// How many records this page holds.
 	Count int `json:"count"`
 	// Pass back as `cursor` (with the same filters) for the next page; null on the last page.
-	NextCursor *string `json:"next_cursor,omitempty"`
+	NextCursor *string `json:"next_cursor"`
 }
 
 // A temporal fact; its history is kept.
@@ -331,7 +331,7 @@ type FactList struct {
 	// How many records this page holds.
 	Count int `json:"count"`
 	// Pass back as `cursor` (with the same filters) for the next page; null on the last page.
-	NextCursor *string `json:"next_cursor,omitempty"`
+	NextCursor *string `json:"next_cursor"`
 }
 
 type ConsolidationReport struct {
@@ -824,7 +824,11 @@ type QueryRequest struct {
 // ListEntitiesParams is the query string of GET /v1/memory/entities (listEntities). Zero values are not sent: the service's defaults apply.
 type ListEntitiesParams struct {
 	EntityType string
-	Limit      int
+	// A whole display name or alias, compared case-insensitively (Unicode full case folding with NFKC).
+	Name  string
+	Limit int
+	// The `next_cursor` of the page before, unchanged, with the same filters (only `limit` may change).
+	Cursor string
 }
 
 func (p *ListEntitiesParams) encode(q url.Values) {
@@ -834,8 +838,14 @@ func (p *ListEntitiesParams) encode(q url.Values) {
 	if p.EntityType != "" {
 		q.Set("entity_type", p.EntityType)
 	}
+	if p.Name != "" {
+		q.Set("name", p.Name)
+	}
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
 	}
 }
 
@@ -843,8 +853,10 @@ func (p *ListEntitiesParams) encode(q url.Values) {
 type ListRelationshipsParams struct {
 	IncludeInactive bool
 	// RFC 3339 with a time zone offset (Z or ±hh:mm).
-	AsOf             time.Time
-	Limit            int
+	AsOf  time.Time
+	Limit int
+	// The `next_cursor` of the page before, unchanged, with the same filters (only `limit` may change).
+	Cursor           string
 	FromEntityID     string
 	ToEntityID       string
 	RelationshipType string
@@ -863,6 +875,9 @@ func (p *ListRelationshipsParams) encode(q url.Values) {
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
+	}
 	if p.FromEntityID != "" {
 		q.Set("from_entity_id", p.FromEntityID)
 	}
@@ -878,8 +893,10 @@ func (p *ListRelationshipsParams) encode(q url.Values) {
 type ListFactsParams struct {
 	IncludeInactive bool
 	// RFC 3339 with a time zone offset (Z or ±hh:mm).
-	AsOf        time.Time
-	Limit       int
+	AsOf  time.Time
+	Limit int
+	// The `next_cursor` of the page before, unchanged, with the same filters (only `limit` may change).
+	Cursor      string
 	SubjectType SubjectType
 	SubjectID   string
 	Predicate   string
@@ -898,6 +915,9 @@ func (p *ListFactsParams) encode(q url.Values) {
 	}
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
 	}
 	if p.SubjectType != "" {
 		q.Set("subject_type", string(p.SubjectType))
