@@ -167,3 +167,40 @@ func TestConnectionErrorsAreRetriedThenReported(t *testing.T) {
 		t.Fatalf("a refused connection: %v after %d attempts, want a transport error after 4", err, attempts)
 	}
 }
+
+func TestAConflictWithRetryAfterIsWaitedOutAndOneWithoutIsReported(t *testing.T) {
+	var mu sync.Mutex
+	var keys []string
+	answers := []string{"in-progress", "created"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		switch answers[len(keys)-1] {
+		case "in-progress": // the key's first request is still running: the service says when to come back
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(409)
+			fmt.Fprint(w, `{"error":"a request with this Idempotency-Key is still in progress","code":"conflict","request_id":"r1"}`)
+		case "reused": // the key was used for another request: no Retry-After, nothing to wait for
+			w.WriteHeader(409)
+			fmt.Fprint(w, `{"error":"this Idempotency-Key was used for another request","code":"conflict","request_id":"r2"}`)
+		default:
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(201)
+			fmt.Fprint(w, `{"memory_entity_id":"e1","entity_type":"x"}`)
+		}
+	}))
+	defer srv.Close()
+	c, err := engram.New(engram.WithBaseURL(srv.URL), engram.WithAPIKey("k"), engram.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Owner("o").UpsertEntity(ctx(t), engram.UpsertEntityRequest{EntityType: "x"})
+	if err != nil || e.MemoryEntityID != "e1" || len(keys) != 2 || keys[0] != keys[1] {
+		t.Fatalf("retried with the same key into the replay: %v %v %q", e, err, keys)
+	}
+	keys, answers = nil, []string{"reused", "created"}
+	if _, err := c.Owner("o").UpsertEntity(ctx(t), engram.UpsertEntityRequest{EntityType: "x"}); !errors.Is(err, engram.ErrConflict) || len(keys) != 1 {
+		t.Fatalf("a reused key is reported at once: %v (%d attempts)", err, len(keys))
+	}
+}

@@ -86,7 +86,9 @@ func (c *Client) send(ctx context.Context, r *request, stream bool) (*http.Respo
 			if resp.StatusCode >= 300 {
 				apiErr := readError(r.op.id, resp)
 				info.Err, info.RetryAfter = apiErr, apiErr.RetryAfter
-				retry = resp.StatusCode == 429 || resp.StatusCode == 502 || resp.StatusCode == 503
+				// A 409 with Retry-After: the Idempotency-Key's first request is still running; its replay will come.
+				inProgress := resp.StatusCode == 409 && apiErr.RetryAfter > 0
+				retry = resp.StatusCode == 429 || resp.StatusCode == 502 || resp.StatusCode == 503 || inProgress
 			}
 		} else {
 			// A connection that failed or dropped is retried (writes carry their key, so they apply once);

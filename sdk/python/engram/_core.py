@@ -179,9 +179,11 @@ class Attempts:
 
     def after_error(self, error: APIError) -> float:
         """Seconds to wait before retrying an error response; raises `error` when it is not retried."""
-        if error.status not in RETRY_STATUSES or self.attempt >= self.settings.max_retries:
-            raise error
         retry_after = error.retry_after if isinstance(error, RetryableAPIError) else None
+        # A 409 with Retry-After: the Idempotency-Key's first request is still running; its replay will come.
+        in_progress = error.status == 409 and retry_after is not None
+        if (error.status not in RETRY_STATUSES and not in_progress) or self.attempt >= self.settings.max_retries:
+            raise error
         if retry_after is not None and retry_after > self.settings.max_retry_after:
             raise error
         return self._next(error, error.status, retry_after)

@@ -50,11 +50,6 @@ class MethodNotAllowed(APIError):
     """Raised on 405 `method_not_allowed`."""
 
 
-class Conflict(APIError):
-    """Raised on 409 `conflict`: an Idempotency-Key reused with another body, a write to an owner being
-    erased, or an import into a scope that is not empty."""
-
-
 class Gone(APIError):
     """Raised on 410 `gone`: an unversioned alias after its sunset."""
 
@@ -79,6 +74,12 @@ class RetryableAPIError(APIError):
     def __init__(self, message: str, *, retry_after: Optional[float] = None, **kwargs: Any):
         super().__init__(message, **kwargs)
         self.retry_after = retry_after
+
+
+class Conflict(RetryableAPIError):
+    """Raised on 409 `conflict`: an Idempotency-Key reused with another body, a write to an owner being
+    erased, or an import into a scope that is not empty. When the key's first request is still running the
+    service says when to come back (`retry_after`), and the client retries it: the answer is the replay."""
 
 
 class RateLimited(RetryableAPIError):

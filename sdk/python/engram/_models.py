@@ -347,7 +347,7 @@ class FactList(BaseModel):
     """
     How many records this page holds.
     """
-    next_cursor: Optional[str] = None
+    next_cursor: Optional[str]
     """
     Pass back as `cursor` (with the same filters) for the next page; null on the last page.
     """
@@ -543,7 +543,7 @@ class RelationshipList(BaseModel):
     """
     How many records this page holds.
     """
-    next_cursor: Optional[str] = None
+    next_cursor: Optional[str]
     """
     Pass back as `cursor` (with the same filters) for the next page; null on the last page.
     """
@@ -758,7 +758,7 @@ class EntityList(BaseModel):
     """
     How many records this page holds.
     """
-    next_cursor: Optional[str] = None
+    next_cursor: Optional[str]
     """
     Pass back as `cursor` (with the same filters) for the next page; null on the last page.
     """

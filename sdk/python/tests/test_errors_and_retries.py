@@ -115,6 +115,35 @@ def test_a_write_whose_response_was_lost_is_retried_with_its_key_and_applied_onc
         assert [f.fact_id for f in owner.iter_facts()] == [fact.fact_id]
 
 
+class FirstAttemptStillRunning(httpx.BaseTransport):
+    """Answers the first write as the service does while that key's first request is still running (409 with
+    Retry-After), then forwards: the retry reaches the service with the same key."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.keys: list[Optional[str]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            self.keys.append(request.headers.get("idempotency-key"))
+            if len(self.keys) == 1:
+                body = b'{"error":"a request with this Idempotency-Key is still in progress","code":"conflict","request_id":"r1"}'
+                return httpx.Response(409, headers={"retry-after": "1", "content-type": "application/json"}, content=body)
+        return self.inner.handle_request(request)
+
+
+def test_a_conflict_that_says_when_to_come_back_is_retried_with_the_same_key() -> None:
+    transport = FirstAttemptStillRunning()
+    retries: list[RetryEvent] = []
+    with httpx.Client(transport=transport) as http, Engram(
+            env("ENGRAM_BASE_URL"), env("ENGRAM_API_KEY"), http_client=http, on_retry=retries.append) as c:
+        owner = c.owner(fresh("in-progress"))
+        fact = owner.assert_fact("visited", "Porto", cardinality="multi")
+        assert len(transport.keys) == 2 and transport.keys[0] == transport.keys[1] and transport.keys[0]
+        assert [r.status for r in retries] == [409]
+        assert [f.fact_id for f in owner.iter_facts()] == [fact.fact_id]
+
+
 def test_the_same_key_twice_is_replayed_and_another_body_with_it_conflicts() -> None:
     seen: list[ResponseEvent] = []
     with Engram(env("ENGRAM_BASE_URL"), env("ENGRAM_API_KEY"), on_response=seen.append) as c:
