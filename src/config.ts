@@ -84,6 +84,11 @@ const EnvSchema = z.object({
   QUERY_WAKE_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** How far a fact's `observed_at` may lead the service clock (callers' clocks drift; README, Time). */
   OBSERVED_AT_MAX_SKEW_MS: z.coerce.number().int().nonnegative().default(5 * 60_000),
+  /**
+   * Origins whose browser pages may call the API (CORS): comma-separated, or `*` for any; empty (the
+   * default) sends no CORS header at all. A browser holding a key exposes it (README, Running it).
+   */
+  CORS_ORIGINS: z.string().default('').transform(corsOrigins),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   /**
@@ -208,7 +213,7 @@ export interface Config {
   /** Where every durable file of the node lives (DATA_DIR, resolved). */
   dataDir: string;
   log: { level: Env['LOG_LEVEL'] };
-  http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number; importLineLimit: number };
+  http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number; importLineLimit: number; corsOrigins: string[] };
   memory: { observedAtMaxSkewMs: number };
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
@@ -240,7 +245,7 @@ function compile(env: Env, file: TemporalFile): Config {
   return {
     dataDir: resolve(env.DATA_DIR),
     log: { level: env.LOG_LEVEL },
-    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES, importLineLimit: env.IMPORT_LINE_MAX_BYTES },
+    http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES, importLineLimit: env.IMPORT_LINE_MAX_BYTES, corsOrigins: env.CORS_ORIGINS },
     memory: { observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
@@ -270,6 +275,25 @@ function compile(env: Env, file: TemporalFile): Config {
     },
     media: { routes: mediaRoutes(env, file), providerKey: env.MEDIA_PROVIDER_KEY, timeoutMs: file.media.caption_timeout_ms },
   };
+}
+
+/** CORS_ORIGINS as a list: `*` alone, or origins as browsers send them (`scheme://host[:port]`, nothing after). */
+function corsOrigins(text: string, ctx: z.core.$RefinementCtx<string>): string[] {
+  const origins = text.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (origins.includes('*') && origins.length > 1) ctx.addIssue({ code: 'custom', message: '* allows every origin and stands alone' });
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin || !['http:', 'https:'].includes(parsed.protocol)) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(origin)} is not an origin: http(s)://host[:port], lower case, no path or trailing /` });
+    }
+  }
+  return origins;
 }
 
 /** `EMBEDDINGS_URL` wins, then `EMBEDDER`. */

@@ -19,6 +19,7 @@ import { QueryService } from './query/service.js';
 import { loadMasterKey } from './store/blobs.js';
 import { DocumentRecords, DocumentStore } from './store/documents.js';
 import { GraphStore } from './store/graph.js';
+import { IdempotencyRecords } from './store/idempotency.js';
 import { openStore, type Store } from './store/lmdb.js';
 import { OwnerHolds } from './store/owner-holds.js';
 import { claimPidFile } from './store/pid-file.js';
@@ -91,12 +92,14 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
+    idempotency: new IdempotencyRecords(store),
     ownerDigest: ownerDigester(masterKey),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,
     batchBodyLimit: config.http.batchBodyLimit,
     importLineLimit: config.http.importLineLimit,
+    corsOrigins: config.http.corsOrigins,
     importGuard,
     observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
   };

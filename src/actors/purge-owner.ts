@@ -1,6 +1,7 @@
 import type { Database } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
 import type { DocumentStore } from '../store/documents.js';
+import { removeKept } from '../store/idempotency.js';
 import { KEY_MAX, scopeKey, type Key, type Store } from '../store/lmdb.js';
 import { NO_COUNTS, type ErasureCounts } from '../store/owner-holds.js';
 import type { VectorIndexes } from '../vector/indexes.js';
@@ -48,7 +49,7 @@ export const PURGE_KEYS_PER_TRANSACTION = 2000;
  * Removes everything of one owner from this node, in bounded transactions: its documents (each by the
  * document store's hard delete, so the field indexes and coverage counts follow), its staged media, then
  * every other key under its scope in both databases (entities, edges, facts and their history, passages,
- * cursors, index entries), its vector index files, and then the final steps. The owner must be held
+ * cursors, index entries), the responses kept for its `Idempotency-Key`s, its vector index files, and then the final steps. The owner must be held
  * first (src/store/owner-holds.ts): nothing may write to it meanwhile. Each step deletes what is there,
  * so a purge cut short at any point (kill -9), or by `maxMs`, is finished by running it again.
  */
@@ -101,6 +102,7 @@ export async function purgeOwner(scope: Scope, deps: PurgeDeps, options: PurgeOp
       return { pending_media: keys.length };
     })) &&
     (await drain(page(store.records, s, keysPer), (keys) => removeKeys(store.records, keys))) &&
+    (await drain(page(store.idempotency, s, keysPer), (keys) => ({ other_keys: keys.reduce((n, key) => n + removeKept(store.idempotency, key), 0) }))) &&
     (await drain(page(store.index, s, keysPer), (keys) => removeKeys(store.index, keys)));
   if (!finished) return { removed, finished };
   removed.vector_files += deps.indexes.removeFiles(scope);

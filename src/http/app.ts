@@ -1,6 +1,8 @@
 import Koa from 'koa';
 import type { AppDeps, AppState } from './context.js';
+import { assertPostsDeclared } from './idempotency.js';
 import { authenticate } from './middleware/auth.js';
+import { corsFor } from './middleware/cors.js';
 import { errorBody } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -22,7 +24,8 @@ import { registerSchemaRoutes } from './routes/schema.js';
 import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: owner holds into the state → request id → request log → error body → versioning (aliases, sunset) → auth → rate
+ * Middleware order: owner holds into the state → request id → request log → error body → CORS (when
+ * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth → rate
  * limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
  */
@@ -39,6 +42,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestId());
   app.use(requestLog(deps.log, deps.ownerDigest));
   app.use(errorBody(deps.log));
+  const cors = corsFor(deps.corsOrigins);
+  if (cors) app.use(cors);
   app.use(versioning(root, deps.clock));
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.clock));
@@ -47,7 +52,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   return app;
 }
 
-/** Every route (the OpenAPI document describes exactly these: test/unit/openapi-routes.test.ts). */
+/** Every route (the OpenAPI document describes exactly these: test/unit/openapi-document.test.ts). */
 export function createRoutes(deps: AppDeps): AppRouter {
   const v1 = createRouter();
   registerEntityRoutes(v1, deps);
@@ -62,10 +67,12 @@ export function createRoutes(deps: AppDeps): AppRouter {
   registerErasureRoutes(v1, deps);
   registerOwnerTransferRoutes(v1, deps);
   registerOpenApiRoute(v1);
+  assertPostsDeclared(v1);
 
   const root = createRouter();
   registerStatusRoute(root, deps);
   registerIndexRoute(root);
+  assertPostsDeclared(root);
   root.use('/v1', v1.routes());
   return root;
 }

@@ -11,6 +11,7 @@ import type { JobsPort } from '../jobs/port.js';
 import type { Logger } from '../log.js';
 import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
+import type { IdempotencyRecords } from '../store/idempotency.js';
 import type { Store } from '../store/lmdb.js';
 import type { OwnerHold } from '../store/owner-holds.js';
 import type { EmbedderStatus } from '../vector/embedders.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** Keyed digest of an owner id: how the request log names the owner (`log.ts`, `ownerDigester`). */
   ownerDigest: (entityId: string) => string;
   jobs: JobsPort;
+  /** The answers kept for `Idempotency-Key` (src/http/idempotency.ts). */
+  idempotency: IdempotencyRecords;
   /** Byte limit of ordinary JSON bodies (larger routes set their own). */
   jsonBodyLimit: number;
   /** Largest body of the bulk routes (`POST /v1/documents/batch`). */
@@ -47,6 +50,8 @@ export interface AppDeps {
   embedder?: EmbedderStatus;
   /** Owners being erased or imported: reads find nothing of them, writes answer 409 (src/http/scope.ts). */
   holds?: { holdOf(scope: Scope): OwnerHold | undefined };
+  /** Origins allowed to call from a browser (CORS_ORIGINS, `*` for any); none when absent or empty. */
+  corsOrigins?: readonly string[];
   /** Owners' erasures; `DELETE /v1/memory` answers 503 where absent. */
   erasures?: OwnerErasures;
 }

@@ -1,8 +1,8 @@
-import coBody from 'co-body';
 import type { z } from 'zod';
 import { describeJsonKind } from '../domain/scalar.js';
 import { invalidInput } from '../errors.js';
 import type { AppContext } from './context.js';
+import { bodyBytes } from './request-body.js';
 import { assertWellFormedJson, assertWellFormedParam, assertWellFormedQuery, decodeUtf8Body } from './well-formed.js';
 
 /**
@@ -15,6 +15,20 @@ export function parseQuery<T extends z.ZodType>(ctx: AppContext, schema: T): z.i
     if (Array.isArray(value)) throw invalidInput(`query parameter ${name} must be given once`);
   }
   return parseWith(schema, { ...ctx.query }, 'query parameter ');
+}
+
+/**
+ * Validates a request header, undefined when absent. Given twice is refused: Node joins repeated values
+ * with ", ", which would read as one value. Messages name the header, never its value.
+ */
+export function parseHeader<T extends z.ZodType>(ctx: AppContext, name: string, schema: T): z.infer<T> | undefined {
+  const lower = name.toLowerCase();
+  const raw = ctx.req.rawHeaders;
+  const values = raw.filter((value, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === lower);
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw invalidInput(`header ${name} must be given once`);
+  // As Node reads a header: surrounding spaces and tabs are not part of the value.
+  return parseWith(schema, values[0]!.replace(/^[ \t]+|[ \t]+$/g, ''), `header ${name}`);
 }
 
 /** Validates a path parameter (decoded by the router; escapes that are not UTF-8 are refused). */
@@ -31,9 +45,7 @@ export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T,
   const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) return parseWith(schema, undefined, 'body');
   if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
-  // The bytes, not co-body's text: its decoder turns bytes that are not UTF-8 into U+FFFD without a word.
-  const bytes = (await coBody.text(ctx.req, { limit: limitBytes, encoding: null as unknown as string })) as unknown as Buffer;
-  const body = parseJsonObject(decodeUtf8Body(bytes));
+  const body = parseJsonObject(decodeUtf8Body(await bodyBytes(ctx, limitBytes)));
   assertWellFormedJson(body, (path) => formatPath(path) || 'body');
   return parseWith(schema, body, '');
 }

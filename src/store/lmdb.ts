@@ -32,6 +32,8 @@ export interface Store {
   readonly index: Database<true, Key>;
   /** `records` as their content: sealed under the owners' data keys, or in clear (src/store/content.ts). */
   readonly content: ContentRecords;
+  /** Responses kept for `Idempotency-Key` (src/store/idempotency.ts); an owner's purge removes its own. */
+  readonly idempotency: Database<unknown, Key>;
   /** The owners' data keys; `keys.destroy(scope)` makes the owner's sealed records unreadable for good. */
   readonly keys: OwnerKeys;
   /** Media bytes sealed with the tenant key: the format with encryption at rest off, and before owner keys. */
@@ -84,6 +86,7 @@ export function openStore(dataDir: string, sync: StoreSync = 'full', content?: C
     env,
     records,
     index,
+    idempotency: env.openDB<unknown, Key>({ name: 'idempotency' }),
     content: new ContentRecords(records, keys, encrypt),
     keys,
     blobs: new BlobCipher(masterKey),

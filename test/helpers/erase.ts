@@ -93,6 +93,7 @@ export function ownerKeys(store: Store, scope: Scope): Key[] {
   return [
     ...under(store.records, s),
     ...under(store.index, s),
+    ...under(store.idempotency, s),
     ...under(meta, [scope.tenant, 'd', scope.partition ?? '', scope.entityId]),
     ...under(holds, ['h', scope.tenant, scope.partition ?? '', scope.entityId]),
     // The owner's data-key slot number (src/store/owner-keys.ts): gone once its key is destroyed.

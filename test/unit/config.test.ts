@@ -13,7 +13,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
   it('fills every section from the schema defaults', () => {
     const config = loadConfig({ TEMPORAL_CONFIG: noFile });
     expect(config.dataDir).toBe(resolve('./data'));
-    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024, importLineLimit: 64 * 1024 * 1024 });
+    expect(config.http).toEqual({ port: 8080, host: '127.0.0.1', jsonBodyLimit: 2 * 1024 * 1024, batchBodyLimit: 16 * 1024 * 1024, importLineLimit: 64 * 1024 * 1024, corsOrigins: [] });
     expect(config.store).toEqual({ sync: 'full' });
     expect(config.memory).toEqual({ observedAtMaxSkewMs: 5 * 60_000 });
     expect(config.actors).toEqual({ maxActors: 10_000, idleMs: 600_000, maxResidentBytes: 1024 ** 3 });
@@ -70,6 +70,16 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '0' }).memory).toEqual({ observedAtMaxSkewMs: 0 });
     expect(loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '60000' }).memory).toEqual({ observedAtMaxSkewMs: 60_000 });
     expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '-1' })).toThrow(/OBSERVED_AT_MAX_SKEW_MS/);
+  });
+
+  it('reads CORS_ORIGINS as a list of origins or `*`, and refuses what a browser never sends as an origin', () => {
+    const origins = (value: string) => loadConfig({ TEMPORAL_CONFIG: noFile, CORS_ORIGINS: value }).http.corsOrigins;
+    expect(origins('')).toEqual([]);
+    expect(origins('*')).toEqual(['*']);
+    expect(origins('https://app.example.com, http://localhost:5173')).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com/path', 'ftp://files.example.com', 'https://App.example.com', '*, https://app.example.com']) {
+      expect(() => origins(bad), bad).toThrow(/invalid configuration in environment: CORS_ORIGINS/);
+    }
   });
 
   it('refuses a bad value with a message that names the variable', () => {

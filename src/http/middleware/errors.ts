@@ -39,13 +39,14 @@ function unrouted(ctx: AppContext): void {
   if (ctx.status === 404 || ctx.status === 405 || ctx.status === 501) throw new AppError('not_found', `no route ${ctx.method} ${ctx.path}`);
 }
 
+/** 413 for a body past the route's limit, whoever read it (co-body, or a body read once and shared). */
+export const bodyTooLarge = (): AppError => new AppError('payload_too_large', 'request body is larger than this route accepts');
+
 /** Errors thrown by libraries (body parsing) carry an HTTP status; they are mapped to our codes. */
 function toAppError(caught: unknown): AppError {
   if (caught instanceof AppError) return caught;
   const e = caught as { status?: number; type?: string; message?: string };
-  if (e?.type === 'entity.too.large' || e?.status === 413) {
-    return new AppError('payload_too_large', 'request body is larger than this route accepts');
-  }
+  if (e?.type === 'entity.too.large' || e?.status === 413) return bodyTooLarge();
   if (e?.type === 'entity.parse.failed' || caught instanceof SyntaxError) return new AppError('invalid_input', 'request body is not valid JSON');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new AppError('invalid_input', 'request body encoding is not supported');

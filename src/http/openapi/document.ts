@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
 import { STATUS_BY_CODE, type ErrorCode } from '../../errors.js';
+import { IdempotencyKeySchema } from '../schemas/headers.js';
 import { ErrorBodySchema } from '../schemas/responses.js';
 import { TAGS, type ErrorStatus, type Operation } from './operation.js';
 import { documentOperations } from './operations/documents.js';
@@ -22,15 +23,10 @@ export const OPERATIONS: readonly Operation[] = [
 const EVERY_ROUTE: ErrorStatus[] = [400, 401, 429, 500, 503];
 const WRITES: ErrorStatus[] = [409, 413];
 
-export const IdempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/)
-  .meta({
-    description:
-      'Makes the write safe to retry: the first answer to a key is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for the same request; the same key with another request is 409.',
-  });
+const idempotencyKey = IdempotencyKeySchema.meta({
+  description:
+    'Makes the write safe to retry: the first 2xx answer to a key is kept 24 hours per (tenant, principal) and replayed (with `Idempotent-Replayed: true`) for the same method, path, query and body; the same key with another request, or while the first is running, is 409.',
+});
 
 const requestIdHeader = z.string().meta({ description: 'The request\'s id, also in error bodies.' });
 const retryAfterHeader = z.string().meta({ description: 'Seconds to wait before retrying.' });
@@ -57,7 +53,6 @@ export function buildOpenApiDocument(version: string) {
       version,
       description:
         'Memory for AI agents: a typed graph of entities and relationships, temporal facts whose history is kept, documents and media in one vector space, and exact structured queries. Every route but `GET /status` takes `Authorization: Bearer <key>`.',
-      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'A local service (`npm start`)' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
@@ -70,7 +65,7 @@ export function buildOpenApiDocument(version: string) {
 }
 
 function operationObject(op: Operation): ZodOpenApiOperationObject {
-  const header = op.writes ? { header: z.object({ 'Idempotency-Key': IdempotencyKeySchema.optional() }) } : {};
+  const header = op.writes ? { header: z.object({ 'Idempotency-Key': idempotencyKey.optional() }) } : {};
   const requestParams = { ...(op.query ? { query: op.query as z.ZodObject } : {}), ...(op.params ? { path: op.params } : {}), ...header };
   return {
     operationId: op.operationId,

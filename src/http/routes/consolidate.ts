@@ -1,4 +1,5 @@
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { ConsolidateBodySchema, OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope } from '../scope.js';
@@ -9,7 +10,7 @@ import { parseBody, parseQuery } from '../validate.js';
  * the report once it has completed. 503 `unavailable` when the job engine cannot serve.
  */
 export function registerConsolidateRoute(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/consolidate', async (ctx) => {
+  router.post('/memory/consolidate', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     await parseBody(ctx, ConsolidateBodySchema, deps.jsonBodyLimit);
     const report = await deps.jobs.consolidate(scope);

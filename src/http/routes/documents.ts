@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../errors.js';
 import { scopeOf } from '../../jobs/contract.js';
 import { contentId, mintId } from '../../ids.js';
 import type { AppContext, AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
@@ -45,7 +46,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     };
   };
 
-  router.post('/documents', async (ctx) => {
+  router.post('/documents', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     documentServices(deps);
     const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
     const scope = ownerScope(ctx, owner, 'write');
@@ -55,7 +56,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     ctx.body = json(doc);
   });
 
-  router.post('/documents/batch', async (ctx) => {
+  router.post('/documents/batch', idempotentWrite(deps, { jsonLimit: deps.batchBodyLimit }), async (ctx) => {
     documentServices(deps);
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const { documents } = await parseBody(ctx, DocumentBatchBodySchema, deps.batchBodyLimit);
@@ -103,7 +104,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     ctx.body = json(await part.softDelete(docId, ctx.state.principal.principal));
   });
 
-  router.post('/documents/:doc_id/restore', async (ctx) => {
+  router.post('/documents/:doc_id/restore', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const docId = parseParam(ctx.params.doc_id, 'doc_id', IdSchema);
     ctx.body = json(await ownerDocuments(deps, scope).restore(docId, ctx.state.principal.principal));

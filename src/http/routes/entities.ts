@@ -1,6 +1,7 @@
 import { mintId } from '../../ids.js';
 import { notFound } from '../../errors.js';
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
 import { EntityBodySchema, EntityListQuerySchema, OwnerQuerySchema } from '../schemas/memory.js';
@@ -9,7 +10,7 @@ import { entityJson } from '../serialize.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/entities', async (ctx) => {
+  router.post('/memory/entities', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, EntityBodySchema, deps.jsonBodyLimit);
     const entity = await deps.actors

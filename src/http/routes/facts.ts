@@ -1,6 +1,7 @@
 import { checkObservedAt } from '../../domain/facts.js';
 import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
 import { FactBodySchema, FactListQuerySchema, OwnerQuerySchema } from '../schemas/memory.js';
@@ -9,7 +10,7 @@ import { factJson } from '../serialize.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/facts', async (ctx) => {
+  router.post('/memory/facts', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
     if (body.observed_at !== undefined) checkObservedAt(body.observed_at, deps.clock.now(), deps.observedAtMaxSkewMs);

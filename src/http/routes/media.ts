@@ -4,6 +4,7 @@ import { AppError, invalidInput, unavailable } from '../../errors.js';
 import { contentId, mintId } from '../../ids.js';
 import { sniffExtension } from '../../media/sniff.js';
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { DocumentWriteQuerySchema } from '../schemas/documents.js';
 import { MediaBodySchema, type MediaBody } from '../schemas/media.js';
@@ -18,7 +19,7 @@ export function mediaBodyLimit(limits: DocumentLimits): number {
 }
 
 export function registerMediaRoutes(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/media', async (ctx) => {
+  router.post('/memory/media', idempotentWrite(deps, { jsonLimit: () => mediaBodyLimit(documentServices(deps).limits) }), async (ctx) => {
     const services = documentServices(deps);
     const { readers, ...owner } = parseQuery(ctx, DocumentWriteQuerySchema);
     const scope = ownerScope(ctx, owner, 'write');

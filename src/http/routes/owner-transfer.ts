@@ -3,8 +3,10 @@ import { conflict, invalidInput } from '../../errors.js';
 import type { Scope } from '../../domain/scope.js';
 import type { AppContext, AppDeps } from '../context.js';
 import { ndjsonLines } from '../ndjson-lines.js';
+import { bodyStream } from '../request-body.js';
 import { exportOwner } from '../owner-export.js';
 import { importOwner, type ImportReport } from '../owner-import.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { OwnerQuerySchema } from '../schemas/memory.js';
 import { ownerScope, requestedScope } from '../scope.js';
@@ -22,7 +24,7 @@ export function registerOwnerTransferRoutes(router: AppRouter, deps: AppDeps): v
     ctx.body = Readable.from(exportOwner(deps, scope, ctx.state.principal), { objectMode: false });
   });
 
-  router.post('/memory/import', async (ctx) => {
+  router.post('/memory/import', idempotentWrite(deps, 'stream'), async (ctx) => {
     // The scope as asked: the import's guard holds it, and refuses (409) an owner held for anything else.
     const scope = requestedScope(ctx.state.principal, parseQuery(ctx, OwnerQuerySchema));
     if (!ctx.is(NDJSON)) throw invalidInput(`request body must be NDJSON with Content-Type: ${NDJSON} (what GET /v1/memory/export writes)`);
@@ -39,7 +41,7 @@ async function importInto(ctx: AppContext, deps: AppDeps, scope: Scope): Promise
     throw conflict(`owner ${scope.entityId} already holds records; an import goes only into an empty owner (erase it first)`);
   }
   try {
-    const report = await importOwner(deps, scope, ndjsonLines(ctx.req, deps.importLineLimit));
+    const report = await importOwner(deps, scope, ndjsonLines(bodyStream(ctx), deps.importLineLimit));
     await deps.actors.importerFor(scope).importing.reload();
     await guard.release(scope);
     return report;

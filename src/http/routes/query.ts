@@ -1,5 +1,6 @@
 import { invalidInput, unavailable } from '../../errors.js';
 import type { AppDeps } from '../context.js';
+import { readOnlyPost } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { QueryBodySchema, QueryQuerySchema } from '../schemas/query.js';
 import { tenantScope } from '../scope.js';
@@ -8,7 +9,7 @@ import { parseBody, parseQuery } from '../validate.js';
 
 /** `POST /v1/query`: Mode A (a page of documents) without `aggregate`, Mode B (groups) with it. */
 export function registerQueryRoute(router: AppRouter, deps: AppDeps): void {
-  router.post('/query', async (ctx) => {
+  router.post('/query', readOnlyPost, async (ctx) => {
     if (!deps.fields) throw unavailable('structured queries are not available on this node');
     const fromQuery = parseQuery(ctx, QueryQuerySchema).partition;
     const { partition: fromBody, ...request } = await parseBody(ctx, QueryBodySchema, deps.jsonBodyLimit);

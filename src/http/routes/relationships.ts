@@ -1,5 +1,6 @@
 import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
 import { OwnerQuerySchema, RelationshipBodySchema, RelationshipListQuerySchema } from '../schemas/memory.js';
@@ -8,7 +9,7 @@ import { relationshipJson } from '../serialize.js';
 import { parseBody, parseParam, parseQuery } from '../validate.js';
 
 export function registerRelationshipRoutes(router: AppRouter, deps: AppDeps): void {
-  router.post('/memory/relationships', async (ctx) => {
+  router.post('/memory/relationships', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, RelationshipBodySchema, deps.jsonBodyLimit);
     const edge = await deps.actors

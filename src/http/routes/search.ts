@@ -4,6 +4,7 @@ import type { Scope } from '../../domain/scope.js';
 import type { SearchMode } from '../../search/modes.js';
 import { normalise } from '../../vector/embedder.js';
 import type { AppDeps } from '../context.js';
+import { readOnlyPost } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { BatchSearchBodySchema, EmbedSearchBodySchema, OwnerSearchQuerySchema, SEARCH_K_DEFAULT, SearchQuerySchema, type SearchOptions } from '../schemas/search.js';
 import { ownerScope } from '../scope.js';
@@ -39,7 +40,7 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
     ctx.body = { results, count: results.length, ...mode };
   });
 
-  router.post('/search/embed', async (ctx) => {
+  router.post('/search/embed', readOnlyPost, async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerSearchQuerySchema), 'read');
     const { vector, ...options } = await parseBody(ctx, EmbedSearchBodySchema, deps.jsonBodyLimit);
     const dims = documentServices(deps).embedder.dimensions;
@@ -50,7 +51,7 @@ export function registerSearchRoutes(router: AppRouter, deps: AppDeps): void {
     ctx.body = { results, count: results.length };
   });
 
-  router.post('/search/batch', async (ctx) => {
+  router.post('/search/batch', readOnlyPost, async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerSearchQuerySchema), 'read');
     const { queries } = await parseBody(ctx, BatchSearchBodySchema, deps.jsonBodyLimit);
     const vectors = await documentServices(deps).embedder.embed(queries.map((query) => query.q));

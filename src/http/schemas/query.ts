@@ -9,7 +9,10 @@ const NameSchema = z.string().min(1, 'must not be empty').max(128, 'must be at m
  * operators, literals, caps) are checked by the query compiler, whose messages name the field.
  */
 export const QueryBodySchema = z.strictObject({
-  filter: z.unknown().optional(),
+  filter: z
+    .unknown()
+    .optional()
+    .meta({ description: 'A filter tree: `{ and: [F, ...] }`, `{ or: [F, ...] }`, `{ not: F }`, or a leaf `{ field, op, value }` (docs/query.md).' }),
   sort: z.array(z.strictObject({ by: NameSchema, dir: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).optional() })).max(8, 'must hold at most 8 keys').optional(),
   limit: z.number().int('must be an integer').optional(),
   offset: z.number().int('must be an integer').min(0, 'must be at least 0').max(1_000_000, 'must be at most 1000000').optional(),
