@@ -2277,6 +2277,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A filter tree: `{ and: [F, ...] }`, `{ or: [F, ...] }`, `{ not: F }`, or a leaf `{ field, op, value }` (docs/query.md). */
                     filter?: unknown;
                     sort?: {
                         by: string;
