@@ -150,8 +150,9 @@ export class Transport {
 
   private headers(call: Call, idempotencyKey: string | null): Headers {
     const headers = new Headers({ Authorization: `Bearer ${this.settings.apiKey}`, Accept: 'application/json' });
-    // Browsers refuse to set User-Agent (a forbidden header name in some); Node sends it.
-    headers.set('User-Agent', this.settings.userAgent);
+    // In a browser the page's own agent stands; a script's User-Agent would also need a CORS preflight
+    // allowance the service does not give.
+    if (!inBrowser()) headers.set('User-Agent', this.settings.userAgent);
     if (call.json !== undefined) headers.set('Content-Type', 'application/json');
     if (call.raw) headers.set('Content-Type', call.raw.contentType);
     if (idempotencyKey !== null) headers.set('Idempotency-Key', idempotencyKey);
@@ -196,6 +197,11 @@ class AttemptSignal {
     clearTimeout(this.timer);
     this.outer?.removeEventListener('abort', this.forward);
   }
+}
+
+function inBrowser(): boolean {
+  const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
+  return scope.document !== undefined || scope.WorkerGlobalScope !== undefined;
 }
 
 async function readErrorBody(response: Response): Promise<unknown> {

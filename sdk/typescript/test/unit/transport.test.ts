@@ -98,3 +98,17 @@ test('an abort signal stops the waiting between retries', async () => {
     await server.close();
   }
 });
+
+test('in a browser the SDK leaves User-Agent to the browser (CORS would refuse a scripted one)', async () => {
+  const server = await scripted([ok]);
+  const scope = globalThis as { document?: unknown };
+  scope.document = {};
+  try {
+    const engram = new Engram({ baseUrl: server.baseUrl, apiKey: 'sk_test' });
+    await engram.schema.list();
+    assert.notEqual(server.seen[0]?.headers['user-agent'], 'engram-sdk-typescript/0.1.0');
+  } finally {
+    delete scope.document;
+    await server.close();
+  }
+});
