@@ -11,7 +11,7 @@ export type { Relationships, RelationshipListParams } from './owner/relationship
 export type { Facts, FactListParams, FactHistoryParams } from './owner/facts.js';
 export type { Documents, DocumentDownload, DocumentListParams, NewDocument, NewDocumentInBatch } from './owner/documents.js';
 export { UnknownMediaTypeError, type MediaMemories, type MediaUpload } from './owner/media.js';
-export type { Search, SearchParams, VectorSearchParams, BatchQuery } from './owner/search.js';
+export type { SearchParams, VectorSearchParams, BatchQuery } from './owner/search.js';
 export type { ImportSource } from './owner/lifecycle.js';
 export type { Filter, FilterLeaf, Aggregate, DocumentQuery, GroupQuery } from './query-types.js';
 export type { Hooks, RequestInfo, ResponseInfo, RetryInfo } from './transport.js';

@@ -1,5 +1,5 @@
 import type { Transport } from '../transport.js';
-import type { ConsolidationReport, ErasureAccepted, ExportLine, ImportReport, RequestOptions, SearchHit, WriteOptions } from '../types.js';
+import type { BatchSearchResults, ConsolidationReport, EmbedSearchResults, ErasureAccepted, ExportLine, ImportReport, RequestOptions, SearchHit, SearchResults, WriteOptions } from '../types.js';
 import { OwnerContext, type OwnerScope } from './context.js';
 import { Documents } from './documents.js';
 import { Entities } from './entities.js';
@@ -7,7 +7,7 @@ import { Facts } from './facts.js';
 import { type ImportSource, Lifecycle } from './lifecycle.js';
 import { MediaMemories } from './media.js';
 import { Relationships } from './relationships.js';
-import { Search, type SearchParams, recall } from './search.js';
+import { type BatchQuery, Search, type SearchParams, type VectorSearchParams } from './search.js';
 
 /**
  * One owner's memory (a user, customer, patient or agent session), in one partition: its graph, facts,
@@ -19,9 +19,9 @@ export class Owner {
   readonly facts: Facts;
   readonly documents: Documents;
   readonly media: MediaMemories;
-  readonly search: Search;
   private readonly ctx: OwnerContext;
   private readonly lifecycle: Lifecycle;
+  private readonly searcher: Search;
 
   constructor(transport: Transport, scope: OwnerScope) {
     const ctx = new OwnerContext(transport, scope);
@@ -32,7 +32,7 @@ export class Owner {
     this.facts = new Facts(ctx);
     this.documents = new Documents(ctx);
     this.media = new MediaMemories(ctx);
-    this.search = new Search(ctx);
+    this.searcher = new Search(ctx);
   }
 
   /** The owner's id (`entity_id`). */
@@ -45,9 +45,24 @@ export class Owner {
     return this.ctx.scope.partition;
   }
 
+  /** Searches the owner's documents and media with every parameter of `GET /v1/search` (`mode`, `k`, …). */
+  search(q: string, params: SearchParams = {}, options?: RequestOptions): Promise<SearchResults> {
+    return this.searcher.query(q, params, options);
+  }
+
   /** What the owner's memory holds about `q`: the hits of the default-mode (hybrid) search, best first. */
-  recall(q: string, params: Pick<SearchParams, 'k' | 'max_distance' | 'include_content' | 'modality'> = {}, options?: RequestOptions): Promise<SearchHit[]> {
-    return recall(this.search, q, params, options);
+  async recall(q: string, params: Pick<SearchParams, 'k' | 'max_distance' | 'include_content' | 'modality'> = {}, options?: RequestOptions): Promise<SearchHit[]> {
+    return (await this.searcher.query(q, params, options)).results;
+  }
+
+  /** Searches by a vector of the index's dimension (your own embedding of the query). */
+  searchByVector(vector: number[], params: VectorSearchParams = {}, options?: RequestOptions): Promise<EmbedSearchResults> {
+    return this.searcher.byVector(vector, params, options);
+  }
+
+  /** Up to 32 searches in one call; results in the order of the queries. */
+  searchBatch(queries: BatchQuery[], options?: RequestOptions): Promise<BatchSearchResults> {
+    return this.searcher.batch(queries, options);
   }
 
   /** Retracts redundant active facts (kept in history); running it twice retracts nothing the second time. */

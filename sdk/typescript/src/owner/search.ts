@@ -1,4 +1,4 @@
-import type { BatchSearchResults, BodyOf, EmbedSearchResults, OwnerParams, RequestOptions, SearchHit, SearchResults } from '../types.js';
+import type { BatchSearchResults, BodyOf, EmbedSearchResults, OwnerParams, RequestOptions, SearchResults } from '../types.js';
 import type { OwnerContext } from './context.js';
 
 export type SearchParams = Omit<OwnerParams<'search'>, 'q'>;
@@ -25,7 +25,3 @@ export class Search {
   }
 }
 
-/** The hits of the default-mode search, best first. */
-export async function recall(search: Search, q: string, params: Pick<SearchParams, 'k' | 'max_distance' | 'include_content' | 'modality'>, options?: RequestOptions): Promise<SearchHit[]> {
-  return (await search.query(q, params, options)).results;
-}

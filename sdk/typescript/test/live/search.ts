@@ -10,11 +10,11 @@ describe('search through the SDK', () => {
     const kite = await owner.documents.create({ content: 'The red kite circled above the hills all afternoon.', metadata: { topic: 'birds' } });
     await owner.documents.create({ content: 'Quarterly revenue grew by twelve percent.', metadata: { topic: 'finance' } });
 
-    const results = await owner.search.query('kite above hills', { k: 5, max_distance: 2, include_content: true, modality: 'text', mode: 'hybrid' });
+    const results = await owner.search('kite above hills', { k: 5, max_distance: 2, include_content: true, modality: 'text', mode: 'hybrid' });
     assert.equal(results.search_mode, 'hybrid');
     assert.equal(results.results[0]?.doc_id, kite.doc_id);
     assert.equal(results.results[0]?.content, kite.content);
-    const lexical = await owner.search.query('revenue', { mode: 'lexical', k: 1 });
+    const lexical = await owner.search('revenue', { mode: 'lexical', k: 1 });
     assert.equal(lexical.search_mode, 'lexical');
     assert.equal(lexical.count, 1);
 
@@ -25,10 +25,10 @@ describe('search through the SDK', () => {
     const status = await engram.status();
     const dimension = Number(/-(\d+)$/.exec(status.embedder?.id ?? '')?.[1] ?? 384);
     const vector = Array.from({ length: dimension }, (_, i) => (i % 7) / 7);
-    const byVector = await owner.search.byVector(vector, { k: 2 });
+    const byVector = await owner.searchByVector(vector, { k: 2 });
     assert.equal(byVector.count, 2);
 
-    const batch = await owner.search.batch([{ q: 'kite', k: 1 }, { q: 'revenue', k: 1, mode: 'lexical' }]);
+    const batch = await owner.searchBatch([{ q: 'kite', k: 1 }, { q: 'revenue', k: 1, mode: 'lexical' }]);
     assert.equal(batch.results.length, 2);
     assert.equal(batch.results[0]?.[0]?.doc_id, kite.doc_id);
     assert.equal(batch.search_modes[1], 'lexical');
