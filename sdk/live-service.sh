@@ -5,7 +5,7 @@
 # Each SDK gets keys of its own tenant, so their declared fields and owners never meet:
 #   ENGRAM_BASE_URL, ENGRAM_API_KEY (tenant sdk-<lang>), ENGRAM_ADMIN_KEY (same tenant, "admin": true),
 #   ENGRAM_LIMITED_KEY (same tenant, 1 request/s, burst 2: for the 429 tests), ENGRAM_MULTI_KEY (multi-tenant).
-# `npm run build` must have run (CI: `npm test` does not build; this script builds when dist/ is missing).
+# It builds the service first (`npm run build`, incremental).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -29,8 +29,11 @@ for lang in typescript python go; do
 done
 (IFS=,; printf '{ "keys": [ %s ] }\n' "${keys[*]}") > "$work/keys.json"
 
-[ -f dist/src/main.js ] || npm run build >/dev/null
-PORT=$port HOST=127.0.0.1 DATA_DIR="$work/data" API_KEYS_FILE="$work/keys.json" TEMPORAL_TASK_QUEUE="sdk-tests-$$" \
+# The embedded Temporal dev server on free ports, so that this service never joins another's dev server.
+sed -e 's/^\(  port:\) *7233/\1 0/' -e 's/^\(  ui:\) *true/\1 false/' temporal.yaml > "$work/temporal.yaml"
+
+npm run build >/dev/null
+PORT=$port HOST=127.0.0.1 DATA_DIR="$work/data" API_KEYS_FILE="$work/keys.json" TEMPORAL_CONFIG="$work/temporal.yaml" TEMPORAL_TASK_QUEUE="sdk-tests-$$" \
   node dist/src/main.js >"$work/service.log" 2>&1 &
 service_pid=$!
 export ENGRAM_BASE_URL="http://127.0.0.1:$port"

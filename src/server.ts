@@ -13,6 +13,7 @@ import type { Scope } from './domain/scope.js';
 import { createApp } from './http/app.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
+import { ListCursors } from './http/list-cursors.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
 import { composeOwnerLifecycle } from './owner-lifecycle.js';
 import { QueryService } from './query/service.js';
@@ -94,6 +95,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
     idempotency: new IdempotencyRecords(store),
     ownerDigest: ownerDigester(masterKey),
+    cursors: new ListCursors(masterKey),
     documentFields: (doc) => fields.documentFields(doc),
     embedder: backends.embedding.status,
     jsonBodyLimit: config.http.jsonBodyLimit,

@@ -53,6 +53,7 @@ export class OwnerActor {
   private readonly writes: DocumentWrites;
   private reembedPart: OwnerReembed | undefined;
   private importPart: OwnerImport | undefined;
+  private nameIndexing: Promise<void> | undefined;
   readonly documents: OwnerDocuments;
 
   /** `resized` is told whenever the bytes the actor holds change (the registry re-charges it). */
@@ -131,6 +132,25 @@ export class OwnerActor {
       (erasure) => this.factsPart.forget(erasure.facts),
     );
     return erased.then(erasedCounts);
+  }
+
+  /**
+   * Builds the name index of an owner whose entities were written before it existed (src/store/entity-names.ts):
+   * a page of nodes per transaction of this owner's queue, re-read inside it, then the marker. Writes
+   * between pages keep their own entries, so the index is exact when the marker commits. Concurrent
+   * callers share one build.
+   */
+  indexEntityNames(): Promise<void> {
+    this.nameIndexing ??= (async () => {
+      for await (const page of this.deps.graph.entityPages(this.scope)) {
+        const ids = page.map((e) => e.memory_entity_id);
+        await this.transaction(() => this.graph.indexNames(ids));
+      }
+      await this.transaction(() => this.graph.markNamesIndexed());
+    })().finally(() => {
+      this.nameIndexing = undefined;
+    });
+    return this.nameIndexing;
   }
 
   assertFact(command: FactCommand): Promise<Fact> {

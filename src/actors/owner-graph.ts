@@ -56,6 +56,18 @@ export class OwnerGraph {
     return erasure;
   }
 
+  /** Indexes the names of these nodes (those still there): a page of an owner written before the name index. */
+  indexNames(ids: readonly string[]): void {
+    for (const id of ids) {
+      const entity = this.graph.getEntity(this.scope, id);
+      if (entity) this.graph.names.put(this.scope, entity, undefined);
+    }
+  }
+
+  markNamesIndexed(): void {
+    this.graph.names.markComplete(this.scope);
+  }
+
   /** Throws not found unless a fact's entity or relationship subject exists (in the committed snapshot). */
   requireSubject(type: SubjectType, id: string | null): void {
     if (type === 'entity' && !this.graph.getEntity(this.scope, id ?? '')) throw notFound(`memory entity ${id}`);

@@ -1,10 +1,13 @@
 import type { Fact, SubjectType } from './facts.js';
+import type { ListPosition } from './list-page.js';
 import { stateMatches, type TemporalQuery } from './time.js';
 
 export interface FactQuery extends TemporalQuery {
   subject_type?: SubjectType | undefined;
   subject_id?: string | undefined;
   predicate?: string | undefined;
+  /** Resume strictly past this position of the listing's order (the last fact of the page before). */
+  after?: ListPosition | undefined;
 }
 
 /** How many facts observed before an assertion are consulted to find the one it cuts short. */
@@ -100,10 +103,13 @@ export class FactIndex {
     return descending(this.active, () => true, Infinity);
   }
 
-  /** The facts (any state) of one subject and predicate, by `observed_at` ascending. */
-  chain(subjectType: SubjectType, subjectId: string | null, predicate: string, limit = Infinity): Fact[] {
+  /** The facts (any state) of one subject and predicate, by `observed_at` ascending, from strictly past `after`. */
+  chain(subjectType: SubjectType, subjectId: string | null, predicate: string, limit = Infinity, after?: ListPosition): Fact[] {
     const chain = this.byChain.get(chainKey(subjectType, subjectId, predicate));
-    return chain ? chain.all.slice(0, limit).map((slot) => slot.fact) : [];
+    if (!chain) return [];
+    // `id + '\0'` is the least id above `id`: the first slot past the position, whether or not it is still there.
+    const start = after ? lowerBound(chain.all, after.at, `${after.id}\0`) : 0;
+    return chain.all.slice(start, start + limit).map((slot) => slot.fact);
   }
 
   /**
@@ -135,13 +141,13 @@ export class FactIndex {
         query.predicate !== undefined
           ? this.byChain.get(chainKey(query.subject_type, query.subject_id ?? null, query.predicate))?.all
           : this.bySubject.get(subjectKey(query.subject_type, query.subject_id ?? null));
-      return descending(source ?? [], matches, query.limit);
+      return descending(source ?? [], matches, query.limit, query.after);
     }
-    if (query.predicate !== undefined) return descending(this.byPredicate.get(query.predicate) ?? [], matches, query.limit);
+    if (query.predicate !== undefined) return descending(this.byPredicate.get(query.predicate) ?? [], matches, query.limit, query.after);
     if (query.as_of !== undefined) {
-      return descending(this.all, matches, query.limit, lowerBound(this.all, query.as_of + 1, ''));
+      return descending(this.all, matches, query.limit, query.after, lowerBound(this.all, query.as_of + 1, ''));
     }
-    return descending(query.include_inactive ? this.all : this.active, matches, query.limit);
+    return descending(query.include_inactive ? this.all : this.active, matches, query.limit, query.after);
   }
 
   private insertNew(fact: Fact): void {
@@ -232,10 +238,14 @@ function keepOnlyUnder(map: Map<string, Slot[]>, key: string, kept: (slot: Slot)
   if (list.length === 0) map.delete(key);
 }
 
-/** Walks `list` from `end` (exclusive) down, keeping the matching facts, up to `limit`. */
-function descending(list: Slot[], matches: (f: Fact) => boolean, limit: number, end = list.length): Fact[] {
+/**
+ * Walks `list` down from `end` (exclusive), or from strictly before `after` when that comes first, keeping
+ * the matching facts, up to `limit`: a page past a position costs a binary search, not the pages before it.
+ */
+function descending(list: Slot[], matches: (f: Fact) => boolean, limit: number, after?: ListPosition, end = list.length): Fact[] {
   const out: Fact[] = [];
-  for (let i = end - 1; i >= 0 && out.length < limit; i--) {
+  const from = after ? Math.min(end, lowerBound(list, after.at, after.id)) : end;
+  for (let i = from - 1; i >= 0 && out.length < limit; i--) {
     const fact = list[i]!.fact;
     if (matches(fact)) out.push(fact);
   }

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
 import type { Scope } from '../domain/scope.js';
 import type { JobsPort } from '../jobs/port.js';
+import type { ListCursors } from './list-cursors.js';
 import type { Logger } from '../log.js';
 import type { QueryService } from '../query/service.js';
 import type { GraphStore } from '../store/graph.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   jobs: JobsPort;
   /** The answers kept for `Idempotency-Key` (src/http/idempotency.ts). */
   idempotency: IdempotencyRecords;
+  /** The memory lists' cursors (src/http/list-cursors.ts), keyed from the node's master secret. */
+  cursors: ListCursors;
   /** Byte limit of ordinary JSON bodies (larger routes set their own). */
   jsonBodyLimit: number;
   /** Largest body of the bulk routes (`POST /v1/documents/batch`). */

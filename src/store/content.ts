@@ -8,7 +8,8 @@ type Key = Array<string | number>;
 /**
  * Record kinds that hold an owner's content, sealed under the owner's data key when encryption is on:
  * entities, relationships, facts, documents, passages (text and vector), staged media, media bytes. The
- * rest (passage label lists, counters, cursors) and every index entry hold ids, numbers and timestamps.
+ * rest (passage label lists, counters, cursors) and every index entry hold ids, numbers and timestamps (the
+ * entity name index, keyed digests of names: src/store/entity-names.ts).
  */
 export const CONTENT_KINDS: ReadonlySet<string> = new Set(['ent', 'rel', 'fact', 'doc', 'psg', 'pending', 'blob']);
 

@@ -1,9 +1,12 @@
 import type { Entity } from '../domain/entities.js';
 import type { Fact } from '../domain/facts.js';
+import type { ListPosition } from '../domain/list-page.js';
+import { entityHasName } from '../domain/names.js';
 import type { Relationship } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import { stateMatches, type TemporalQuery } from '../domain/time.js';
 import { committed } from './commit-failure.js';
+import { EntityNames } from './entity-names.js';
 import { hasKeyUnder, KEY_MAX, keyPages, keysUnder, scopeKey, type Key, type Store } from './lmdb.js';
 
 /**
@@ -17,9 +20,15 @@ import { hasKeyUnder, KEY_MAX, keyPages, keysUnder, scopeKey, type Key, type Sto
  *   e_created [created_at, id]          e_type [type, created_at, id]
  *   r_obs [observed_at, id]             r_act [observed_at, id] (active only)
  *   r_from [from, observed_at, id]      r_to [to, observed_at, id]
+ *   e_name [keyed name tag, created_at, id] (src/store/entity-names.ts)
+ * Lists read an index in its order and resume strictly past a position (src/domain/list-page.ts).
  */
 export class GraphStore {
-  constructor(private readonly store: Store) {}
+  readonly names: EntityNames;
+
+  constructor(private readonly store: Store) {
+    this.names = new EntityNames(store);
+  }
 
   getEntity(scope: Scope, id: string): Entity | undefined {
     return this.store.content.get<Entity>([...scopeKey(scope), 'ent', id]);
@@ -31,6 +40,7 @@ export class GraphStore {
     if (previous && previous.entity_type !== entity.entity_type) {
       this.store.index.remove([...s, 'e_type', previous.entity_type, previous.created_at, id]);
     }
+    this.names.put(scope, entity, previous);
     this.store.content.put([...s, 'ent', id], entity);
     this.store.index.put([...s, 'e_created', entity.created_at, id], true);
     this.store.index.put([...s, 'e_type', entity.entity_type, entity.created_at, id], true);
@@ -43,12 +53,25 @@ export class GraphStore {
     this.store.records.remove([...s, 'ent', id]);
     this.store.index.remove([...s, 'e_created', entity.created_at, id]);
     this.store.index.remove([...s, 'e_type', entity.entity_type, entity.created_at, id]);
+    this.names.remove(scope, entity);
   }
 
-  listEntities(scope: Scope, query: { entity_type?: string | undefined; limit: number }): Entity[] {
+  /**
+   * Nodes by `created_at` ascending: of a type, and/or called `name` (folded, src/domain/names.ts) by their
+   * display name or an alias. A name lookup reads the name index (complete only once `names.complete`) and
+   * checks each node's names, so a stale or colliding entry never answers.
+   */
+  listEntities(scope: Scope, query: EntityQuery): Entity[] {
     const s = scopeKey(scope);
-    const prefix = query.entity_type === undefined ? [...s, 'e_created'] : [...s, 'e_type', query.entity_type];
-    return this.collect(prefix, false, (id) => this.getEntity(scope, id), () => true, query.limit);
+    const { entity_type: type, name } = query;
+    let prefix: Key = type === undefined ? [...s, 'e_created'] : [...s, 'e_type', type];
+    if (name !== undefined) {
+      const tag = this.names.lookupTag(scope, name);
+      if (tag === undefined) return [];
+      prefix = this.names.prefix(scope, tag);
+    }
+    const matches = (e: Entity) => (type === undefined || e.entity_type === type) && (name === undefined || entityHasName(e, name));
+    return this.collect(prefix, false, (id) => this.getEntity(scope, id), matches, query.limit, query.after);
   }
 
   getRelationship(scope: Scope, id: string): Relationship | undefined {
@@ -101,7 +124,7 @@ export class GraphStore {
       (query.to_entity_id === undefined || e.to_entity_id === query.to_entity_id) &&
       (query.relationship_type === undefined || e.relationship_type === query.relationship_type) &&
       stateMatches(e, query);
-    return this.collect(prefix, true, (id) => this.getRelationship(scope, id), matches, query.limit);
+    return this.collect(prefix, true, (id) => this.getRelationship(scope, id), matches, query.limit, query.after);
   }
 
   getFact(scope: Scope, id: string): Fact | undefined {
@@ -184,19 +207,26 @@ export class GraphStore {
     }
   }
 
-  /** Walks an index range (id is the key's last part), loads each record and keeps the matching ones. */
+  /**
+   * Walks an index range whose keys end with (instant, id), from strictly past `after` when given, loads
+   * each record and keeps the matching ones.
+   */
   private collect<T>(
     prefix: Key,
     reverse: boolean,
     load: (id: string) => T | undefined,
     matches: (record: T) => boolean,
     limit: number,
-    from?: Key,
+    after?: ListPosition,
   ): T[] {
     const out: T[] = [];
     if (limit <= 0) return out;
+    const from = after && [after.at, after.id];
     for (const key of keysUnder(this.store.index, prefix, from ? { reverse, from } : { reverse })) {
-      const record = load(key[key.length - 1] as string);
+      const id = key[key.length - 1] as string;
+      // The range starts at the position itself (inclusive bounds): the record there was on the page before.
+      if (after && id === after.id && key[key.length - 2] === after.at) continue;
+      const record = load(id);
       if (record !== undefined && matches(record)) {
         out.push(record);
         if (out.length >= limit) break;
@@ -213,6 +243,15 @@ export interface RelationshipQuery extends TemporalQuery {
   from_entity_id?: string | undefined;
   to_entity_id?: string | undefined;
   relationship_type?: string | undefined;
+  after?: ListPosition | undefined;
+}
+
+export interface EntityQuery {
+  entity_type?: string | undefined;
+  /** A folded name (src/domain/names.ts `foldName`). */
+  name?: string | undefined;
+  limit: number;
+  after?: ListPosition | undefined;
 }
 
 /** Where a stored fact's later state lives: `[...scope, 'fst', fact_id] → FactState`. */

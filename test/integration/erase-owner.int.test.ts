@@ -84,10 +84,11 @@ describe('erasing an owner', () => {
     // Nothing of the owner through the API.
     const after = await readOwner(call, KEYS.acme, OWNER, erased.docIds);
     const empty = { count: 0 };
-    expect(after.entities).toEqual({ status: 200, body: { entities: [], ...empty } });
-    expect(after.relationships).toEqual({ status: 200, body: { relationships: [], ...empty } });
-    expect(after.facts).toEqual({ status: 200, body: { facts: [], ...empty } });
-    expect(after.history).toEqual({ status: 200, body: { facts: [], ...empty } });
+    const lastPage = { ...empty, next_cursor: null };
+    expect(after.entities).toEqual({ status: 200, body: { entities: [], ...lastPage } });
+    expect(after.relationships).toEqual({ status: 200, body: { relationships: [], ...lastPage } });
+    expect(after.facts).toEqual({ status: 200, body: { facts: [], ...lastPage } });
+    expect(after.history).toEqual({ status: 200, body: { facts: [], ...lastPage } });
     expect(after.documents).toEqual({ status: 200, body: { documents: [], ...empty } });
     expect((after.search as { body: { results: unknown[] } }).body.results).toEqual([]);
     expect(after.query).toEqual({ status: 200, body: { documents: [], total: 0, has_more: false } });

@@ -112,7 +112,7 @@ function withoutAnn(reads: Reads): Reads {
     const list = ['entities', 'relationships', 'facts'].find((k) => Array.isArray(body?.[k]));
     if (list) {
       const kept = body[list].filter((r: any) => !hangsOnAnn(r));
-      out[name] = { status, body: { [list]: kept, count: kept.length } };
+      out[name] = { status, body: { [list]: kept, count: kept.length, next_cursor: null } };
     } else {
       out[name] = hangsOnAnn(body) ? { status: 404, body: { error: 'memory entity ann not found', code: 'not_found' } } : { status, body };
     }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FactIndex, NEIGHBOURS_BEFORE, type FactQuery } from '../../src/domain/fact-index.js';
 import { byObservedDesc, type Fact, type SubjectType } from '../../src/domain/facts.js';
+import { factPosition, type ListPosition } from '../../src/domain/list-page.js';
 import { stateMatches } from '../../src/domain/time.js';
 
 const SUBJECTS: Array<[SubjectType, string | null]> = [
@@ -73,6 +74,17 @@ const workload = fc.record({
   ),
 });
 
+/** Every page `read` gives, each resumed past the last fact of the one before, until a short page. */
+function walkPages(read: (after: ListPosition | undefined) => Fact[], size: number): Fact[] {
+  const out: Fact[] = [];
+  for (let after: ListPosition | undefined; ; ) {
+    const page = read(after);
+    out.push(...page);
+    if (page.length < size) return out;
+    after = factPosition(page.at(-1)!);
+  }
+}
+
 describe('FactIndex', () => {
   it('answers every listing exactly like a full scan, through inserts in any order, new versions and removals', () => {
     fc.assert(
@@ -115,6 +127,8 @@ describe('FactIndex', () => {
             limit: q.limit,
           };
           expect(ids(index.list(query))).toEqual(ids(referenceList(all, query)));
+          // Resumed past the last fact of each page of 3: the pages joined are the whole listing.
+          expect(ids(walkPages((after) => index.list({ ...query, limit: 3, after }), 3))).toEqual(ids(index.list({ ...query, limit: Infinity })));
         }
         for (const [subjectType, subjectId] of SUBJECTS) {
           expect(ids(index.about(subjectType, subjectId))).toEqual(
@@ -127,6 +141,7 @@ describe('FactIndex', () => {
               .reverse();
             expect(ids(index.chain(subjectType, subjectId, predicate))).toEqual(ids(chain));
             expect(ids(index.chain(subjectType, subjectId, predicate, 3))).toEqual(ids(chain.slice(0, 3)));
+            expect(ids(walkPages((after) => index.chain(subjectType, subjectId, predicate, 2, after), 2))).toEqual(ids(chain));
             for (const at of [-1, 0, 10, 20, 40, 80]) {
               const near = new Set(ids(index.neighbourhood(subjectType, subjectId, predicate, at)));
               const later = chain.filter((f) => f.observed_at > at);

@@ -1,3 +1,5 @@
+import { entityPosition } from '../../domain/list-page.js';
+import { foldName } from '../../domain/names.js';
 import { mintId } from '../../ids.js';
 import { notFound } from '../../errors.js';
 import type { AppDeps } from '../context.js';
@@ -20,11 +22,19 @@ export function registerEntityRoutes(router: AppRouter, deps: AppDeps): void {
     ctx.body = entityJson(entity);
   });
 
-  router.get('/memory/entities', (ctx) => {
-    const query = parseQuery(ctx, EntityListQuerySchema);
-    const scope = ownerScope(ctx, query, 'read');
-    const entities = deps.graph.listEntities(scope, { entity_type: query.entity_type, limit: query.limit ?? LIST_LIMIT_DEFAULT });
-    ctx.body = { entities: entities.map(entityJson), count: entities.length };
+  router.get('/memory/entities', async (ctx) => {
+    const { limit = LIST_LIMIT_DEFAULT, cursor, ...filters } = parseQuery(ctx, EntityListQuerySchema);
+    const scope = ownerScope(ctx, filters, 'read');
+    const name = filters.name === undefined ? undefined : foldName(filters.name);
+    // An owner written before the name index existed is indexed once, in its actor's order, before its first lookup.
+    if (name !== undefined && !deps.graph.names.complete(scope)) await deps.actors.actorFor(scope).indexEntityNames();
+    const binding = { list: 'entities', tenant: scope.tenant, filters: { ...filters, name } } as const;
+    const { page, next_cursor } = deps.cursors.page(
+      { binding, cursor, limit },
+      (after, n) => deps.graph.listEntities(scope, { entity_type: filters.entity_type, name, after, limit: n }),
+      entityPosition,
+    );
+    ctx.body = { entities: page.map(entityJson), count: page.length, next_cursor };
   });
 
   router.get('/memory/entities/:id', (ctx) => {

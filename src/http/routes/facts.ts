@@ -1,4 +1,5 @@
 import { checkObservedAt } from '../../domain/facts.js';
+import { factPosition } from '../../domain/list-page.js';
 import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
 import { idempotentWrite } from '../idempotency.js';
@@ -30,14 +31,19 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   });
 
   router.get('/memory/facts', (ctx) => {
-    const { entity_id, partition, limit = LIST_LIMIT_DEFAULT, history, ...filters } = parseQuery(ctx, FactListQuerySchema);
+    const { limit = LIST_LIMIT_DEFAULT, cursor, ...query } = parseQuery(ctx, FactListQuerySchema);
+    const { entity_id, partition, history, ...filters } = query;
     const scope = ownerScope(ctx, { entity_id, partition }, 'read');
     const index = deps.actors.actorFor(scope).facts();
-    const facts =
-      history && filters.subject_type !== undefined && filters.predicate !== undefined
-        ? index.chain(filters.subject_type, filters.subject_id ?? null, filters.predicate, limit)
-        : index.list({ ...filters, limit });
-    ctx.body = { facts: facts.map(factJson), count: facts.length };
+    const { page, next_cursor } = deps.cursors.page(
+      { binding: { list: 'facts', tenant: scope.tenant, filters: query }, cursor, limit },
+      (after, n) =>
+        history && filters.subject_type !== undefined && filters.predicate !== undefined
+          ? index.chain(filters.subject_type, filters.subject_id ?? null, filters.predicate, n, after)
+          : index.list({ ...filters, after, limit: n }),
+      factPosition,
+    );
+    ctx.body = { facts: page.map(factJson), count: page.length, next_cursor };
   });
 
   router.delete('/memory/facts/:id', async (ctx) => {

@@ -1,3 +1,4 @@
+import { relationshipPosition } from '../../domain/list-page.js';
 import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
 import { idempotentWrite } from '../idempotency.js';
@@ -20,10 +21,15 @@ export function registerRelationshipRoutes(router: AppRouter, deps: AppDeps): vo
   });
 
   router.get('/memory/relationships', (ctx) => {
-    const { entity_id, partition, limit, ...filters } = parseQuery(ctx, RelationshipListQuerySchema);
+    const { limit = LIST_LIMIT_DEFAULT, cursor, ...query } = parseQuery(ctx, RelationshipListQuerySchema);
+    const { entity_id, partition, ...filters } = query;
     const scope = ownerScope(ctx, { entity_id, partition }, 'read');
-    const edges = deps.graph.listRelationships(scope, { ...filters, limit: limit ?? LIST_LIMIT_DEFAULT });
-    ctx.body = { relationships: edges.map(relationshipJson), count: edges.length };
+    const { page, next_cursor } = deps.cursors.page(
+      { binding: { list: 'relationships', tenant: scope.tenant, filters: query }, cursor, limit },
+      (after, n) => deps.graph.listRelationships(scope, { ...filters, after, limit: n }),
+      relationshipPosition,
+    );
+    ctx.body = { relationships: page.map(relationshipJson), count: page.length, next_cursor };
   });
 
   router.delete('/memory/relationships/:id', async (ctx) => {

@@ -11,6 +11,7 @@ import {
   ScalarSchema,
   TimestampSchema,
 } from './common.js';
+import { CURSOR_MAX_LENGTH } from '../list-cursors.js';
 
 export const OwnerQuerySchema = z.strictObject(ownerQueryShape);
 
@@ -28,10 +29,23 @@ export const EntityBodySchema = z.strictObject({
   attributes: ScalarMapSchema.optional(),
 });
 
+/** `cursor`: a list's `next_cursor`, passed back unchanged (src/http/list-cursors.ts checks what it says). */
+export const CursorSchema = z
+  .string()
+  .min(1, 'must not be empty (omit it for the first page)')
+  .max(CURSOR_MAX_LENGTH, `must be at most ${CURSOR_MAX_LENGTH} characters`)
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a next_cursor the service returned, unchanged')
+  .meta({ description: 'The `next_cursor` of the page before, unchanged, with the same filters (only `limit` may change).' });
+
 export const EntityListQuerySchema = z.strictObject({
   ...ownerQueryShape,
   entity_type: NameSchema(128).optional(),
+  /** Whole display name or alias, compared case-insensitively (src/domain/names.ts). */
+  name: NameSchema(1024)
+    .meta({ description: 'A whole display name or alias, compared case-insensitively (Unicode full case folding with NFKC).' })
+    .optional(),
   limit: QueryLimitSchema.optional(),
+  cursor: CursorSchema.optional(),
 });
 
 export const RelationshipBodySchema = z.strictObject({
@@ -47,6 +61,7 @@ const temporalQueryShape = {
   include_inactive: QueryBoolSchema.optional(),
   as_of: TimestampSchema.optional(),
   limit: QueryLimitSchema.optional(),
+  cursor: CursorSchema.optional(),
 };
 
 export const RelationshipListQuerySchema = z.strictObject({

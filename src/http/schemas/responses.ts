@@ -14,7 +14,7 @@ export const ErrorBodySchema = z
   })
   .meta({ id: 'Error' });
 
-const nextCursor = z.string().nullable().optional().meta({ description: 'Pass back as `cursor` (with the same filters) for the next page; null on the last page.' });
+const nextCursor = z.string().nullable().meta({ description: 'Pass back as `cursor` (with the same filters) for the next page; null on the last page.' });
 const count = z.number().int().meta({ description: 'How many records this page holds.' });
 
 export const EntityListSchema = z.object({ entities: z.array(EntitySchema), count, next_cursor: nextCursor }).meta({ id: 'EntityList' });

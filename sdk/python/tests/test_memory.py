@@ -1,0 +1,91 @@
+"""Entities, relationships and facts through the sync client, with their cursor iterators."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from conftest import fresh
+
+from engram import Engram
+
+
+def test_entities_upsert_get_and_forget(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    bob = owner.upsert_entity("person", memory_entity_id="bob", display_name="Bob", aliases=["Bobby"],
+                              attributes={"age": 41})
+    again = owner.upsert_entity("person", memory_entity_id="bob", display_name="Robert", aliases=["Bobby"])
+    assert (bob.memory_entity_id, again.memory_entity_id, again.display_name) == ("bob", "bob", "Robert")
+    assert owner.get_entity("bob").display_name == "Robert"
+    owner.upsert_entity("place", memory_entity_id="paris", display_name="Paris")
+    owner.assert_fact("lives_in", "Paris", subject_type="entity", subject_id="bob")
+    report = owner.forget_entity("bob")
+    assert (report.erased.entities, report.erased.facts) == (1, 1)
+    assert [e.memory_entity_id for e in owner.iter_entities()] == ["paris"]
+
+
+def test_entities_found_by_display_name_or_alias(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    owner.upsert_entity("person", memory_entity_id="bob", display_name="Robert", aliases=["Bobby"])
+    owner.upsert_entity("person", memory_entity_id="rob", display_name="Rob")
+    assert [e.memory_entity_id for e in owner.list_entities(name="bobby").entities] == ["bob"]
+    assert [e.memory_entity_id for e in owner.iter_entities(name="ROBERT")] == ["bob"]
+
+
+def test_entity_iterator_follows_cursors_across_pages(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    ids = [owner.upsert_entity("thing", memory_entity_id=f"t{i:02}").memory_entity_id for i in range(7)]
+    first = owner.list_entities(limit=3)
+    assert first.count == 3 and first.next_cursor
+    assert [e.memory_entity_id for e in owner.iter_entities(page_size=3)] == ids  # creation order
+
+
+def test_relationships_upsert_list_iterate_and_retract(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    for name in ("ann", "ben", "cid", "dan"):
+        owner.upsert_entity("person", memory_entity_id=name)
+    edges = [owner.upsert_relationship("ann", other, "knows", attributes={"since": 2020 + i})
+             for i, other in enumerate(("ben", "cid", "dan"))]
+    retracted = owner.retract_relationship(edges[0].relationship_id)
+    assert retracted.invalid_from is not None
+    active = owner.list_relationships(relationship_type="knows")
+    assert edges[0].relationship_id not in [r.relationship_id for r in active.relationships]
+    assert len(owner.list_relationships(include_inactive=True).relationships) == 3
+    listed = list(owner.iter_relationships(page_size=2, from_entity_id="ann", include_inactive=True))
+    assert sorted(r.relationship_id for r in listed) == sorted(e.relationship_id for e in edges)
+
+
+def test_fact_iterator_reads_25_facts_in_pages_of_10(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    asserted = {owner.assert_fact("visited", f"city-{i}", cardinality="multi").fact_id for i in range(25)}
+    page = owner.list_facts(limit=10)
+    assert page.count == 10 and page.next_cursor
+    seen = [f.fact_id for f in owner.iter_facts(page_size=10)]
+    assert len(seen) == 25 and set(seen) == asserted
+
+
+def test_supersession_as_of_history_retraction_and_consolidation(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    yesterday = datetime.now(timezone.utc) - timedelta(days=1)
+    tea = owner.assert_fact("drink", "tea", observed_at=yesterday)
+    coffee = owner.assert_fact("drink", "coffee")
+    then = owner.list_facts(predicate="drink", as_of=yesterday + timedelta(hours=1))
+    assert [f.value for f in then.facts] == ["tea"]
+    assert [f.fact_id for f in owner.fact_history("drink")] == [tea.fact_id, coffee.fact_id]
+    assert owner.retract_fact(coffee.fact_id).invalid_from is not None
+    assert owner.list_facts(predicate="drink").count == 0
+
+    owner.assert_fact("likes", "Jazz", cardinality="multi")
+    owner.assert_fact("likes", "  jazz ", cardinality="multi")
+    report = owner.consolidate()
+    assert report.retracted == 1
+    assert owner.consolidate().retracted == 0
+
+
+def test_fact_values_keep_their_json_type(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    values = {"name": "Ada", "height": 1.7, "vegan": True, "nickname": None}
+    for predicate, value in values.items():
+        owner.assert_fact(predicate, value)
+    got = {f.predicate: f.value for f in owner.iter_facts()}
+    assert got == values
+    assert type(got["vegan"]) is bool
