@@ -696,7 +696,7 @@ export interface components {
             /** @description How many records this page holds. */
             count: number;
             /** @description Pass back as `cursor` (with the same filters) for the next page; null on the last page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         ForgetReport: {
             erased: {
@@ -739,7 +739,7 @@ export interface components {
             /** @description How many records this page holds. */
             count: number;
             /** @description Pass back as `cursor` (with the same filters) for the next page; null on the last page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description A temporal fact; its history is kept. */
         Fact: {
@@ -779,7 +779,7 @@ export interface components {
             /** @description How many records this page holds. */
             count: number;
             /** @description Pass back as `cursor` (with the same filters) for the next page; null on the last page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         ConsolidationReport: {
             active_facts_before: number;
@@ -1114,7 +1114,9 @@ export interface operations {
                 entity_id: string;
                 partition?: string;
                 entity_type?: string;
+                name?: string;
                 limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1265,6 +1267,7 @@ export interface operations {
                 include_inactive?: boolean;
                 as_of?: string;
                 limit?: number;
+                cursor?: string;
                 from_entity_id?: string;
                 to_entity_id?: string;
                 relationship_type?: string;
@@ -1390,6 +1393,7 @@ export interface operations {
                 include_inactive?: boolean;
                 as_of?: string;
                 limit?: number;
+                cursor?: string;
                 subject_type?: "owner" | "entity" | "relationship";
                 subject_id?: string;
                 predicate?: string;

@@ -3,7 +3,7 @@ import type { BodyOf, Entity, EntityList, ForgetReport, OwnerParams, RequestOpti
 import { type OwnerContext, seg } from './context.js';
 
 /** Filters of the entity list, and the cursor of a page (`next_cursor` of the previous one). */
-export type EntityListParams = OwnerParams<'listEntities'> & { cursor?: string; name?: string };
+export type EntityListParams = OwnerParams<'listEntities'>;
 
 /** The typed nodes of an owner's graph. */
 export class Entities {

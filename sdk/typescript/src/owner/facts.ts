@@ -3,7 +3,7 @@ import type { BodyOf, Fact, FactList, OwnerParams, RequestOptions, WriteOptions 
 import { type OwnerContext, seg } from './context.js';
 
 /** Filters of the fact list, and the cursor of a page. */
-export type FactListParams = OwnerParams<'listFacts'> & { cursor?: string };
+export type FactListParams = OwnerParams<'listFacts'>;
 
 /** The subject and predicate whose assertion chain `history` returns. */
 export type FactHistoryParams = Required<Pick<FactListParams, 'subject_type' | 'predicate'>> & Pick<FactListParams, 'subject_id'>;

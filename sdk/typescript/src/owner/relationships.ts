@@ -3,7 +3,7 @@ import type { BodyOf, OwnerParams, Relationship, RelationshipList, RequestOption
 import { type OwnerContext, seg } from './context.js';
 
 /** Filters of the relationship list, and the cursor of a page. */
-export type RelationshipListParams = OwnerParams<'listRelationships'> & { cursor?: string };
+export type RelationshipListParams = OwnerParams<'listRelationships'>;
 
 /** The directed, typed edges of an owner's graph. */
 export class Relationships {
