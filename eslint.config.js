@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/build-test/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
