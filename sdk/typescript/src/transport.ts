@@ -129,8 +129,10 @@ export class Transport {
 
   /** When (and whether) a failed answer is retried: `Retry-After` wins over the computed backoff. */
   private retryPlan(response: Response, attempt: number, maxRetries: number): { delayMs: number; retryAfter: number | null } | null {
-    if (!RETRYABLE_STATUSES.has(response.status) || attempt >= maxRetries) return null;
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    // A 409 with Retry-After: the Idempotency-Key's first request is still running; its replay will come.
+    const inProgress = response.status === 409 && retryAfter !== null;
+    if ((!RETRYABLE_STATUSES.has(response.status) && !inProgress) || attempt >= maxRetries) return null;
     const backoff = backoffDelayMs(attempt, this.settings.retryBaseDelayMs, this.settings.maxRetryDelayMs);
     if (retryAfter === null) return { delayMs: backoff, retryAfter };
     // Waiting longer than the client allows is the caller's decision: the error carries retryAfter.

@@ -1013,6 +1013,7 @@ export interface components {
             headers: {
                 /** @description The request's id, also in error bodies. */
                 "X-Request-Id": string;
+                "Retry-After"?: string;
                 [name: string]: unknown;
             };
             content: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { Engram, RateLimitedError, type RetryInfo, UnavailableError } from '@engram-memory/sdk';
+import { ConflictError, Engram, RateLimitedError, type RetryInfo, UnavailableError } from '@engram-memory/sdk';
 
 /** A real HTTP server on the loopback that answers from a script, one answer per request. */
 async function scripted(answers: ((req: IncomingMessage, res: ServerResponse) => void)[]) {
@@ -109,6 +109,24 @@ test('in a browser the SDK leaves User-Agent to the browser (CORS would refuse a
     assert.notEqual(server.seen[0]?.headers['user-agent'], 'engram-sdk-typescript/0.1.0');
   } finally {
     delete scope.document;
+    await server.close();
+  }
+});
+
+test('a 409 with Retry-After (the key\'s first request still running) is waited out with the same key; one without is thrown at once', async () => {
+  const created = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(201, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+    res.end('{}');
+  };
+  const server = await scripted([error(409, 'conflict', { 'retry-after': '1' }), created, error(409, 'conflict'), created]);
+  try {
+    const engram = new Engram({ baseUrl: server.baseUrl, apiKey: 'sk_test', retryBaseDelayMs: 1 });
+    await engram.owner('u').facts.assert({ predicate: 'p', value: 1 });
+    assert.equal(server.seen.length, 2);
+    assert.equal(server.seen[0]?.headers['idempotency-key'], server.seen[1]?.headers['idempotency-key']);
+    await assert.rejects(engram.owner('u').facts.assert({ predicate: 'p', value: 2 }), ConflictError);
+    assert.equal(server.seen.length, 3);
+  } finally {
     await server.close();
   }
 });
