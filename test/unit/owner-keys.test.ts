@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Entity } from '../../src/domain/entities.js';
 import type { Fact } from '../../src/domain/facts.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { GraphStore } from '../../src/store/graph.js';
@@ -26,6 +27,10 @@ const carol: Scope = { tenant: 'globex', partition: null, entityId: 'carol' };
 
 function fact(id: string, value: string): Fact {
   return { fact_id: id, predicate: 'likes', value, subject_type: 'owner' } as unknown as Fact;
+}
+
+function entity(displayName: string): Entity {
+  return { memory_entity_id: 'e1', entity_id: 'owner', partition: null, entity_type: 'person', display_name: displayName, aliases: [], attributes: {}, created_at: 1, updated_at: 1 };
 }
 
 const slotOf = (store: Store, scope: Scope) => store.env.openDB<number, Array<string | number>>({ name: 'owner_keys' }).get(scopeKey(scope));
@@ -127,7 +132,7 @@ describe('owner data keys (DATA_DIR/owner-keys)', () => {
     watched = bob;
     let inside = false;
     await store.transaction(() => {
-      graph.putEntity(bob, { memory_entity_id: 'e1', entity_type: 'person', display_name: 'B', created_at: 1 } as never, undefined);
+      graph.putEntity(bob, entity('B'), undefined);
       inside = true;
     });
     // Inside the write transaction LMDB shows its own writes: the sync ran before it returned, so before its commit.
@@ -142,7 +147,7 @@ describe('owner data keys (DATA_DIR/owner-keys)', () => {
     const store = open(dir);
     const graph = new GraphStore(store);
     await store.transaction(() => {
-      graph.putEntity(alice, { memory_entity_id: 'e1', entity_type: 'person', display_name: 'In A Transaction', created_at: 1 } as never, undefined);
+      graph.putEntity(alice, entity('In A Transaction'), undefined);
     });
     await store.close();
     const reopened = open(dir);
