@@ -14,8 +14,9 @@ export function createEraseOwnerActivities({ erasures, runs }: Pick<ActivityPort
 
     deleteOwnerRuns: (ref) =>
       withAppFailures(async () => {
-        const deleted = await runs.deleteOwnerRuns(erasures.scopeOf(ref), heartbeat);
-        if (deleted > 0) await erasures.count(ref, { workflow_runs: deleted });
+        // Counted run by run: an attempt that fails after deleting some (a lost heartbeat) leaves its count,
+        // and the retry counts only the runs still listed.
+        await runs.deleteOwnerRuns(erasures.scopeOf(ref), heartbeat, () => erasures.count(ref, { workflow_runs: 1 }));
       }),
 
     purgeErasedOwner: (ref, maxMs) =>

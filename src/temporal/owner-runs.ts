@@ -17,10 +17,10 @@ const POLL_MS = 250;
  * Terminates (when running) and deletes every workflow run of one owner, then waits until the visibility
  * list shows none of them (deletion is asynchronous in Temporal). Runs are found by the EngramTenant and
  * EngramOwner search attributes and by their workflow ids, and each is checked against its id's scope
- * parts, so a run of a same-named owner in another partition or tenant is never touched. Returns how
- * many runs it deleted.
+ * parts, so a run of a same-named owner in another partition or tenant is never touched. `counted` is
+ * awaited after each deletion; returns how many runs this call deleted.
  */
-export async function deleteOwnerRuns(client: Client, scope: Scope, heartbeat: () => void): Promise<number> {
+export async function deleteOwnerRuns(client: Client, scope: Scope, heartbeat: () => void, counted: () => Promise<void> = async () => undefined): Promise<number> {
   const deleted = new Set<string>();
   const deadline = Date.now() + GONE_WITHIN_MS;
   for (;;) {
@@ -35,6 +35,7 @@ export async function deleteOwnerRuns(client: Client, scope: Scope, heartbeat: (
         client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: run.workflowId, runId: run.runId } }),
       );
       deleted.add(key);
+      await counted();
       heartbeat();
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
