@@ -45,16 +45,30 @@ export class ContentRecords {
 
   /** What a put of `record` under `key` stores: sealed for a content kind when encryption is on. */
   seal(key: Key, record: unknown): unknown {
-    if (!this.encrypt || !CONTENT_KINDS.has(key[3] as string)) return record;
-    return sealRecord(this.keys.keyFor(ownerOf(key)), keyAad(key), record);
+    return CONTENT_KINDS.has(key[3] as string) ? this.sealOwned(key, record) : record;
   }
 
   /** A stored value as its record; throws when it is sealed and its owner's key is gone or does not open it. */
   open(key: Key, value: unknown): unknown {
     if (!isSealed(value)) return value;
+    const record = this.openOwned(key, value);
+    if (record === undefined) throw new Error('the record is sealed under a data key that was destroyed');
+    return record;
+  }
+
+  /**
+   * Seals a value kept under an owner's key prefix (`[tenant, partition, entity, ...]`) when encryption is
+   * on, whatever follows the prefix: for stores of owner content outside the records (kept answers).
+   */
+  sealOwned(key: Key, value: unknown): unknown {
+    return this.encrypt ? sealRecord(this.keys.keyFor(ownerOf(key)), keyAad(key), value) : value;
+  }
+
+  /** `sealOwned`'s value opened, or in clear as it was written; undefined when its owner's key is destroyed. */
+  openOwned(key: Key, value: unknown): unknown {
+    if (!isSealed(value)) return value;
     const dataKey = this.keys.existing(ownerOf(key));
-    if (!dataKey) throw new Error('the record is sealed under a data key that was destroyed');
-    return openRecord(dataKey, keyAad(key), value);
+    return dataKey && openRecord(dataKey, keyAad(key), value);
   }
 }
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
 import { KEY_MAX, scopeKey, type Key, type Store } from './lmdb.js';
-import { isSealed, keyAad, openRecord, sealRecord } from './sealed.js';
 
 /** The first answer to an `Idempotency-Key`, as it is replayed. */
 export interface KeptResponse {
@@ -82,7 +81,7 @@ export class IdempotencyRecords {
     const stored = this.db.get(ownerKey) as StoredKept | undefined;
     if (!stored) return undefined;
     const owner: Scope = { tenant: holder.tenant, partition: lookup[0] === '' ? null : lookup[0], entityId: lookup[1] };
-    const response = this.open(ownerKey, stored.response);
+    const response = this.store.content.openOwned(ownerKey, stored.response) as KeptResponse | undefined;
     return response ? { owner, response } : undefined;
   }
 
@@ -95,7 +94,7 @@ export class IdempotencyRecords {
     const lookup: Lookup = [String(s[1]), String(s[2]), expiresAt];
     const ownerKey = keptKey(holder, key, lookup);
     return this.store.transaction(() => {
-      const sealed: StoredKept = { expires_at: expiresAt, response: this.seal(ownerKey, owner, response) };
+      const sealed: StoredKept = { expires_at: expiresAt, response: this.store.content.sealOwned(ownerKey, response) as StoredKept['response'] };
       const previous = this.db.get(lookupKey(holder, key)) as Lookup | undefined;
       if (previous) removeKept(this.db, keptKey(holder, key, previous));
       this.db.put(ownerKey, sealed);
@@ -125,16 +124,6 @@ export class IdempotencyRecords {
     return removed;
   }
 
-  private seal(ownerKey: Key, owner: Scope, response: KeptResponse): Uint8Array | KeptResponse {
-    if (!this.store.content.encrypt) return response;
-    return sealRecord(this.store.keys.keyFor(scopeKey(owner) as [string, string, string]), keyAad(ownerKey), response);
-  }
-
-  private open(ownerKey: Key, value: Uint8Array | KeptResponse): KeptResponse | undefined {
-    if (!isSealed(value)) return value as KeptResponse;
-    const dataKey = this.store.keys.existing([ownerKey[0], ownerKey[1], ownerKey[2]] as [string, string, string]);
-    return dataKey ? (openRecord(dataKey, keyAad(ownerKey), value) as KeptResponse) : undefined;
-  }
 }
 
 /**
