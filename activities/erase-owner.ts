@@ -14,9 +14,12 @@ export function createEraseOwnerActivities({ erasures, runs }: Pick<ActivityPort
 
     deleteOwnerRuns: (ref) =>
       withAppFailures(async () => {
-        // Counted run by run: an attempt that fails after deleting some (a lost heartbeat) leaves its count,
-        // and the retry counts only the runs still listed.
-        await runs.deleteOwnerRuns(erasures.scopeOf(ref), heartbeat, () => erasures.count(ref, { workflow_runs: 1 }));
+        // Counted once, at the end, over every attempt: a retry resumes from the run ids the last one
+        // heartbeated, so a run deleted but still listed (visibility lags) is neither deleted nor counted twice.
+        const ctx = Context.current();
+        const done = (ctx.info.heartbeatDetails as string[] | undefined) ?? [];
+        const deleted = await runs.deleteOwnerRuns(erasures.scopeOf(ref), done, (ids) => ctx.heartbeat(ids));
+        if (deleted > 0) await erasures.count(ref, { workflow_runs: deleted });
       }),
 
     purgeErasedOwner: (ref, maxMs) =>

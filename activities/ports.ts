@@ -34,9 +34,11 @@ export interface ErasurePort {
 }
 
 export interface OwnerRunsPort {
-  /** Terminates (when running) and deletes every workflow run of the owner; returns how many this call deleted. */
-  /** `deleted` is awaited after each run's deletion, so a retried activity's counts add up to every run it removed. */
-  deleteOwnerRuns(scope: Scope, heartbeat: () => void, deleted: () => Promise<void>): Promise<number>;
+  /**
+   * Terminates (when running) and deletes every workflow run of the owner; `done` are the run ids an earlier
+   * attempt deleted, `heartbeat` gets those deleted so far. Returns how many distinct runs were deleted.
+   */
+  deleteOwnerRuns(scope: Scope, done: readonly string[], heartbeat: (done: string[]) => void): Promise<number>;
 }
 
 /** The owners' actors (ActorRegistry fits): consolidation and re-embedding pages run inside the owner's actor. */

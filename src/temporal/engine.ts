@@ -49,7 +49,7 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
   const activities = createActivities({
     ...deps.activities,
     starts: { reembedOwner: (scope) => reembed.start(scope) },
-    runs: { deleteOwnerRuns: (scope, heartbeat, deleted) => deleteOwnerRuns(client, scope, heartbeat, deleted) },
+    runs: { deleteOwnerRuns: (scope, done, heartbeat) => deleteOwnerRuns(client, scope, done, heartbeat) },
   });
   const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
   const health = new TemporalHealth(connection, {

@@ -17,29 +17,30 @@ const POLL_MS = 250;
  * Terminates (when running) and deletes every workflow run of one owner, then waits until the visibility
  * list shows none of them (deletion is asynchronous in Temporal). Runs are found by the EngramTenant and
  * EngramOwner search attributes and by their workflow ids, and each is checked against its id's scope
- * parts, so a run of a same-named owner in another partition or tenant is never touched. `counted` is
- * awaited after each deletion; returns how many runs this call deleted.
+ * parts, so a run of a same-named owner in another partition or tenant is never touched.
+ *
+ * `done` holds the run ids an earlier attempt deleted (its last heartbeat): a run deleted but still listed
+ * is not deleted or counted again. `heartbeat` gets the ids deleted so far (run ids are UUIDs: they name
+ * no owner). Returns how many distinct runs were deleted, across attempts.
  */
-export async function deleteOwnerRuns(client: Client, scope: Scope, heartbeat: () => void, counted: () => Promise<void> = async () => undefined): Promise<number> {
-  const deleted = new Set<string>();
+export async function deleteOwnerRuns(client: Client, scope: Scope, done: readonly string[], heartbeat: (done: string[]) => void): Promise<number> {
+  const deleted = new Set(done);
   const deadline = Date.now() + GONE_WITHIN_MS;
   for (;;) {
     const runs = await listOwnerRuns(client, scope);
     if (runs.length === 0) return deleted.size;
     if (Date.now() > deadline) throw new Error(`${runs.length} workflow runs of the owner are still listed after deleting them`);
     for (const run of runs) {
-      const key = `${run.workflowId}\n${run.runId}`;
-      if (deleted.has(key)) continue;
+      if (deleted.has(run.runId)) continue;
       if (run.running) await ignoreNotFound(client.workflow.getHandle(run.workflowId, run.runId).terminate('owner erased'));
       await ignoreNotFound(
         client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: run.workflowId, runId: run.runId } }),
       );
-      deleted.add(key);
-      await counted();
-      heartbeat();
+      deleted.add(run.runId);
+      heartbeat([...deleted]);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    heartbeat();
+    heartbeat([...deleted]);
   }
 }
 
