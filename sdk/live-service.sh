@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts one live Engram (the built service with npm start's embedded defaults: LMDB in a temporary
 # DATA_DIR, the embedded Temporal dev server, the local embedder) and runs the SDKs' test suites against
-# it, one after the other: `sdk/live-service.sh [typescript] [python] [go]` (all three by default).
-# Each SDK gets keys of its own tenant, so their declared fields and owners never meet:
+# it, one after the other: `sdk/live-service.sh [typescript] [python] [go] [mcp] [app]` (all by default):
+# the three SDKs, the MCP server (mcp/) and the reference application (examples/app/), each a `test-live.sh`.
+# Each suite gets keys of its own tenant, so their declared fields and owners never meet:
 #   ENGRAM_BASE_URL, ENGRAM_API_KEY (tenant sdk-<lang>), ENGRAM_ADMIN_KEY (same tenant, "admin": true),
 #   ENGRAM_LIMITED_KEY (same tenant, 1 request/s, burst 2: for the 429 tests), ENGRAM_MULTI_KEY (multi-tenant).
 # It builds the service first (`npm run build`, incremental).
@@ -11,6 +12,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 suites=("$@")
 [ "${#suites[@]}" -gt 0 ] || suites=(typescript python go)
+# Where each suite's test-live.sh lives.
+suite_dir() { case "$1" in mcp) echo mcp ;; app) echo examples/app ;; *) echo "sdk/$1" ;; esac; }
 port=${SDK_TEST_PORT:-18181}
 work=$(mktemp -d)
 service_pid=
@@ -21,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 keys=()
-for lang in typescript python go; do
+for lang in typescript python go mcp app; do
   keys+=("{ \"key\": \"sk_sdk_${lang}_0123456789\", \"tenant\": \"sdk-${lang}\", \"principal\": \"sdk-${lang}\" }")
   keys+=("{ \"key\": \"sk_sdk_${lang}_admin_0123456789\", \"tenant\": \"sdk-${lang}\", \"principal\": \"sdk-${lang}-operator\", \"admin\": true }")
   keys+=("{ \"key\": \"sk_sdk_${lang}_limited_0123456789\", \"tenant\": \"sdk-${lang}\", \"principal\": \"sdk-${lang}-limited\", \"rate_limit\": { \"per_second\": 1, \"burst\": 2 } }")
@@ -48,8 +51,8 @@ status=0
 for lang in "${suites[@]}"; do
   export ENGRAM_API_KEY="sk_sdk_${lang}_0123456789" ENGRAM_ADMIN_KEY="sk_sdk_${lang}_admin_0123456789"
   export ENGRAM_LIMITED_KEY="sk_sdk_${lang}_limited_0123456789" ENGRAM_MULTI_KEY="sk_sdk_${lang}_multi_0123456789"
-  echo "== SDK $lang against $ENGRAM_BASE_URL"
-  if ! "$root/sdk/$lang/test-live.sh"; then status=1; echo "== SDK $lang: FAILED"; fi
+  echo "== $lang against $ENGRAM_BASE_URL"
+  if ! "$root/$(suite_dir "$lang")/test-live.sh"; then status=1; echo "== $lang: FAILED"; fi
 done
 [ "$status" -eq 0 ] || { echo "--- service log (last 40 lines)"; tail -40 "$work/service.log"; }
 exit "$status"
