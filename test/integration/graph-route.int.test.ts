@@ -20,7 +20,7 @@ const clock = new ManualClock(t0);
 const edge: Record<string, string> = {};
 
 const post = (path: string, body: object, owner = OWNER) => svc.call('POST', `/v1/memory/${path}?entity_id=${owner}`, { body });
-const graph = (query: string, owner = OWNER, key = KEYS.acme) => svc.call('GET', `/v1/memory/graph?entity_id=${owner}&${query}`, { key });
+const graph = (query: string, owner = OWNER, key: string = KEYS.acme) => svc.call('GET', `/v1/memory/graph?entity_id=${owner}&${query}`, { key });
 const ids = (body: any) => ({
   nodes: body.nodes.map((n: any) => n.memory_entity_id),
   edges: body.edges.map((e: any) => e.relationship_id).sort(),
