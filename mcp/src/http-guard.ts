@@ -34,11 +34,11 @@ export function originAllowed(origin: string | undefined, settings: GuardSetting
 export function checkOrigin(req: IncomingMessage, settings: GuardSettings): Refusal | null {
   const host = req.headers.host;
   if (host === undefined || !settings.allowedHosts.includes(hostName(host))) {
-    return { status: 403, message: `Host ${JSON.stringify(host ?? '')} is not allowed (ENGRAM_MCP_ALLOWED_HOSTS)` };
+    return { status: 403, message: `Host ${host ?? '(none)'} is not allowed (ENGRAM_MCP_ALLOWED_HOSTS)` };
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !originAllowed(origin, settings)) {
-    return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed (ENGRAM_MCP_ALLOWED_ORIGINS)` };
+    return { status: 403, message: `Origin ${origin} is not allowed (ENGRAM_MCP_ALLOWED_ORIGINS)` };
   }
   return null;
 }
