@@ -110,6 +110,14 @@ export function memoryScenario(transport: string, connect: (owner: string) => Pr
       assert.deepEqual(g.facts.map((f) => f.value), ['Leeds']);
       assert.match(textOf(graph), /Ada Lovelace -\[works_at\]-> Acme/);
 
+      // Parameters reach the route: from Acme, only incoming edges lead to Ada; of another type, none.
+      const outgoing = ok<{ nodes: Entity[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: acme.memory_entity_id, direction: 'outgoing' }));
+      assert.deepEqual(outgoing.nodes.map((n) => n.memory_entity_id), [acme.memory_entity_id]);
+      const incoming = ok<{ nodes: Entity[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: acme.memory_entity_id, direction: 'incoming', depth: 2 }));
+      assert.deepEqual(incoming.nodes.map((n) => n.memory_entity_id), [acme.memory_entity_id, ada.memory_entity_id]);
+      const otherType = ok<{ edges: Relationship[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: ada.memory_entity_id, relationship_type: 'knows' }));
+      assert.deepEqual(otherType.edges, []);
+
       const forgot = await call(conn.client, 'forget', { relationship_id: edge.relationship_id });
       assert.notEqual(ok<{ relationship: Relationship }>(forgot).relationship.invalid_from, null);
       const nowGraph = ok<{ nodes: Entity[]; edges: Relationship[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: ada.memory_entity_id }));

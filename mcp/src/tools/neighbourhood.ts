@@ -1,8 +1,8 @@
-import type { Owner } from '@engram-memory/sdk';
+import type { MemoryGraph } from '@engram-memory/sdk';
 import { z } from 'zod';
 import { READ_ONLY, defineTool } from './define.js';
 import { IdSchema, NameSchema, TimestampSchema } from './inputs.js';
-import { EntityRecord, FactRecord, RelationshipRecord, type Entity, type Fact, type Relationship } from './outputs.js';
+import { EntityRecord, FactRecord, RelationshipRecord } from './outputs.js';
 import { entityLine, factLine, relationshipLine } from './render.js';
 
 export const graphNeighbourhood = defineTool({
@@ -26,24 +26,10 @@ export const graphNeighbourhood = defineTool({
   output: { nodes: z.array(EntityRecord), edges: z.array(RelationshipRecord), facts: z.array(FactRecord).optional() },
   annotations: READ_ONLY,
   async run({ memory_entity_id, ...params }, owner) {
-    const graph = await graphOf(owner, memory_entity_id, params);
+    const graph = await owner.graph(memory_entity_id, params);
     return { structured: graph, text: renderGraph(memory_entity_id, graph, params.as_of) };
   },
 });
-
-interface MemoryGraph {
-  nodes: Entity[];
-  edges: Relationship[];
-  facts?: Fact[];
-}
-
-type GraphParams = { depth?: number; relationship_type?: string; direction?: 'both' | 'outgoing' | 'incoming'; as_of?: string; include_facts?: boolean };
-
-async function graphOf(owner: Owner, start: string, params: GraphParams): Promise<MemoryGraph> {
-  const withGraph = owner as Owner & { graph?: (id: string, p: GraphParams) => Promise<MemoryGraph> };
-  if (typeof withGraph.graph !== 'function') throw new Error('this build of @engram-memory/sdk has no graph method yet');
-  return withGraph.graph(start, params);
-}
 
 function renderGraph(start: string, graph: MemoryGraph, asOf: string | undefined): string {
   const when = asOf ? ` as of ${asOf}` : '';
