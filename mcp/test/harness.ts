@@ -15,6 +15,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 export const live = {
   baseUrl: required('ENGRAM_BASE_URL'),
   apiKey: required('ENGRAM_API_KEY'),
+  /** A multi-tenant key: every call must name a partition. */
+  multiKey: required('ENGRAM_MULTI_KEY'),
 };
 
 /** The server's entry point, as a host runs it. */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { Engram } from '@engram-memory/sdk';
 import { call, connectStdio, engram, live, MAIN, ok, ownerId, serverEnv, textOf } from './harness.js';
 
 describe('the owner argument', () => {
@@ -87,6 +88,25 @@ describe('erase_owner', () => {
       assert.equal((await engram.owner(owner).facts.list()).count, 0);
     } finally {
       await conn.close();
+    }
+  });
+});
+
+describe('the partition', () => {
+  test('ENGRAM_PARTITION scopes every call; a multi-tenant key without it gets the API\'s 400 as a tool error', async () => {
+    const owner = ownerId('partitioned');
+    const scoped = await connectStdio({ ENGRAM_OWNER: owner, ENGRAM_API_KEY: live.multiKey, ENGRAM_PARTITION: 'eu' });
+    const unscoped = await connectStdio({ ENGRAM_OWNER: owner, ENGRAM_API_KEY: live.multiKey });
+    try {
+      ok(await call(scoped.client, 'remember_fact', { predicate: 'region', value: 'eu' }));
+      const multi = new Engram({ baseUrl: live.baseUrl, apiKey: live.multiKey });
+      assert.deepEqual((await multi.owner(owner, { partition: 'eu' }).facts.list()).facts.map((f) => f.value), ['eu']);
+      const refused = await call(unscoped.client, 'recall_facts', {});
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^Engram API error 400 invalid_input: .*partition/);
+    } finally {
+      await scoped.close();
+      await unscoped.close();
     }
   });
 });
