@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/build-test/'] },
+  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/build-test/', 'mcp/dist/', 'mcp/build-test/', 'examples/app/dist/', 'examples/app/build-test/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
