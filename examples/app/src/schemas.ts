@@ -51,7 +51,10 @@ export const GraphQuerySchema = z.strictObject({
   as_of: InstantSchema.optional(),
 });
 
-export const AsOfQuerySchema = z.strictObject({ as_of: InstantSchema.optional() });
+/** `as_of`: what was known at that instant; `history=true`: every record, active and inactive; neither: what is known now. */
+export const MemoryListQuerySchema = z
+  .strictObject({ as_of: InstantSchema.optional(), history: queryBool.default(false) })
+  .refine((q) => !(q.as_of && q.history), { message: 'as_of and history=true exclude each other', path: ['history'] });
 
 /** A route that takes no query parameters refuses unknown ones, so that a typo does not pass unnoticed. */
 export const NoQuerySchema = z.strictObject({});

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { AppDeps } from '../deps.js';
-import { AsOfQuerySchema, NoQuerySchema, GraphQuerySchema, OwnerPathSchema } from '../schemas.js';
+import { MemoryListQuerySchema, NoQuerySchema, GraphQuerySchema, OwnerPathSchema } from '../schemas.js';
 import { parse } from '../validate.js';
 import { neighbourhood } from '../memory/graph.js';
 
@@ -17,10 +17,16 @@ async function gather<T>(items: AsyncIterable<T>, cap = MEMORY_LIST_CAP): Promis
   return { items: out, truncated: false };
 }
 
+/** The list parameters for Engram: as of an instant, the whole history, or (neither) what is active now. */
+function listScope(asOf: string | undefined, history: boolean): { as_of?: string; include_inactive?: boolean } {
+  if (asOf) return { as_of: asOf };
+  return history ? { include_inactive: true } : {};
+}
+
 /**
  * Read-only views of any owner's memory graph for the Memory page, so that the browser never holds the
- * key. Without `as_of`, relationships and facts are the full history (active and inactive); with it,
- * what Engram knew at that instant.
+ * key. Relationships and facts: active now by default, the
+ * whole history (active and inactive) with `history=true`, or what Engram knew at `as_of`.
  */
 export function memoryRoutes({ engram }: AppDeps): Router {
   const router = new Router({ prefix: '/api/memory/:owner' });
@@ -35,14 +41,14 @@ export function memoryRoutes({ engram }: AppDeps): Router {
 
   router.get('/relationships', async (ctx) => {
     const owner = ownerOf(ctx.params);
-    const { as_of } = parse(AsOfQuerySchema, ctx.query, 'query');
+    const { as_of } = parse(MemoryListQuerySchema, ctx.query, 'query');
     const { items, truncated } = await gather(owner.relationships.iterate(as_of ? { as_of, limit: 1000 } : { include_inactive: true, limit: 1000 }));
     ctx.body = { owner: owner.id, as_of: as_of ?? null, relationships: items, count: items.length, truncated };
   });
 
   router.get('/facts', async (ctx) => {
     const owner = ownerOf(ctx.params);
-    const { as_of } = parse(AsOfQuerySchema, ctx.query, 'query');
+    const { as_of } = parse(MemoryListQuerySchema, ctx.query, 'query');
     const { items, truncated } = await gather(owner.facts.iterate(as_of ? { as_of, limit: 1000 } : { include_inactive: true, limit: 1000 }));
     ctx.body = { owner: owner.id, as_of: as_of ?? null, facts: items, count: items.length, truncated };
   });
