@@ -43,7 +43,8 @@ export function errorAnswer(error: unknown, requestId: string, engramBaseUrl: st
   const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
   // Koa's own client errors (a malformed JSON body, a body over the limit) are safe to show.
   if (status >= 400 && status < 500 && (error as { expose?: unknown }).expose === true) {
-    const code = status === 405 ? 'method_not_allowed' : status === 413 ? 'payload_too_large' : 'invalid_input';
+    const codes: Record<number, string> = { 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large' };
+    const code = codes[status] ?? 'invalid_input';
     return answer(status, code, (error as Error).message);
   }
   return answer(500, 'internal', 'The app failed to answer; its log says why');

@@ -112,6 +112,8 @@ async function showInstant() {
     state.graph = graph;
     drawGraph(node);
     renderFacts({ known: els.known, timeline: els.timeline }, state.facts, facts.facts, at ? Date.parse(at) : Date.now(), state.names.subject);
+    // The instant whose graph and facts are on show now (tests wait for it after moving the slider).
+    els.panels.dataset.shownAsOf = at ?? 'now';
   } catch (error) {
     if (request === state.request) els.summary.textContent = `Could not draw this instant: ${/** @type {Error} */ (error).message}`;
   }

@@ -41,16 +41,16 @@ export function memoryRoutes({ engram }: AppDeps): Router {
 
   router.get('/relationships', async (ctx) => {
     const owner = ownerOf(ctx.params);
-    const { as_of } = parse(MemoryListQuerySchema, ctx.query, 'query');
-    const { items, truncated } = await gather(owner.relationships.iterate(as_of ? { as_of, limit: 1000 } : { include_inactive: true, limit: 1000 }));
-    ctx.body = { owner: owner.id, as_of: as_of ?? null, relationships: items, count: items.length, truncated };
+    const { as_of, history } = parse(MemoryListQuerySchema, ctx.query, 'query');
+    const { items, truncated } = await gather(owner.relationships.iterate({ ...listScope(as_of, history), limit: 1000 }));
+    ctx.body = { owner: owner.id, as_of: as_of ?? null, history, relationships: items, count: items.length, truncated };
   });
 
   router.get('/facts', async (ctx) => {
     const owner = ownerOf(ctx.params);
-    const { as_of } = parse(MemoryListQuerySchema, ctx.query, 'query');
-    const { items, truncated } = await gather(owner.facts.iterate(as_of ? { as_of, limit: 1000 } : { include_inactive: true, limit: 1000 }));
-    ctx.body = { owner: owner.id, as_of: as_of ?? null, facts: items, count: items.length, truncated };
+    const { as_of, history } = parse(MemoryListQuerySchema, ctx.query, 'query');
+    const { items, truncated } = await gather(owner.facts.iterate({ ...listScope(as_of, history), limit: 1000 }));
+    ctx.body = { owner: owner.id, as_of: as_of ?? null, history, facts: items, count: items.length, truncated };
   });
 
   router.get('/graph', async (ctx) => {
