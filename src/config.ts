@@ -84,6 +84,11 @@ const EnvSchema = z.object({
   QUERY_WAKE_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** How far a fact's `observed_at` may lead the service clock (callers' clocks drift; README, Time). */
   OBSERVED_AT_MAX_SKEW_MS: z.coerce.number().int().nonnegative().default(5 * 60_000),
+  /** Caps of `GET /v1/memory/graph`: a neighbourhood larger than these answers 400 naming the cap (DECISIONS.md). */
+  GRAPH_MAX_NODES: z.coerce.number().int().positive().default(10_000),
+  GRAPH_MAX_EDGES: z.coerce.number().int().positive().default(50_000),
+  /** Most facts `include_facts` returns with one neighbourhood; more answers 400 naming the cap. */
+  GRAPH_MAX_FACTS: z.coerce.number().int().positive().default(100_000),
   /**
    * Origins whose browser pages may call the API (CORS): comma-separated, or `*` for any; empty (the
    * default) sends no CORS header at all. A browser holding a key exposes it (README, Running it).
@@ -214,7 +219,7 @@ export interface Config {
   dataDir: string;
   log: { level: Env['LOG_LEVEL'] };
   http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number; importLineLimit: number; corsOrigins: string[] };
-  memory: { observedAtMaxSkewMs: number };
+  memory: { observedAtMaxSkewMs: number; graphCaps: { nodes: number; edges: number; facts: number } };
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
@@ -246,7 +251,10 @@ function compile(env: Env, file: TemporalFile): Config {
     dataDir: resolve(env.DATA_DIR),
     log: { level: env.LOG_LEVEL },
     http: { port: env.PORT, host: env.HOST, jsonBodyLimit: env.JSON_BODY_LIMIT_BYTES, batchBodyLimit: env.BATCH_BODY_LIMIT_BYTES, importLineLimit: env.IMPORT_LINE_MAX_BYTES, corsOrigins: env.CORS_ORIGINS },
-    memory: { observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS },
+    memory: {
+      observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS,
+      graphCaps: { nodes: env.GRAPH_MAX_NODES, edges: env.GRAPH_MAX_EDGES, facts: env.GRAPH_MAX_FACTS },
+    },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },

@@ -104,6 +104,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     corsOrigins: config.http.corsOrigins,
     importGuard,
     observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
+    graphCaps: config.memory.graphCaps,
   };
   return {
     deps,

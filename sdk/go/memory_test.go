@@ -3,6 +3,7 @@ package engram_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,48 @@ func TestRelationshipsUpsertListIterateRetract(t *testing.T) {
 	page := must[*engram.RelationshipList](t)(owner.ListRelationships(ctx, &engram.ListRelationshipsParams{RelationshipType: "member_of"}))
 	if page.Count != 6 {
 		t.Fatalf("active edges after a retraction: %d", page.Count)
+	}
+}
+
+func TestGraphByDepthNowAndAsOfBeforeARetraction(t *testing.T) {
+	c, ctx := newClient(t), ctx(t)
+	owner := c.Owner(ownerID(t))
+	upsert := func(kind, name string) *engram.Entity {
+		return must[*engram.Entity](t)(owner.UpsertEntity(ctx, engram.UpsertEntityRequest{EntityType: kind, DisplayName: name}))
+	}
+	ada, charles, engine := upsert("person", "Ada"), upsert("person", "Charles"), upsert("project", "Analytical Engine")
+	knows := must[*engram.Relationship](t)(owner.UpsertRelationship(ctx, engram.UpsertRelationshipRequest{FromEntityID: ada.MemoryEntityID, ToEntityID: charles.MemoryEntityID, RelationshipType: "knows"}))
+	must[*engram.Relationship](t)(owner.UpsertRelationship(ctx, engram.UpsertRelationshipRequest{FromEntityID: charles.MemoryEntityID, ToEntityID: engine.MemoryEntityID, RelationshipType: "designed"}))
+	must[*engram.Fact](t)(owner.AssertFact(ctx, engram.AssertFactRequest{SubjectType: engram.SubjectTypeEntity, SubjectID: charles.MemoryEntityID, Predicate: "city", Value: "London"}))
+	names := func(g *engram.MemoryGraph) string {
+		var out []string
+		for _, n := range g.Nodes {
+			out = append(out, *n.DisplayName)
+		}
+		return strings.Join(out, ", ")
+	}
+
+	near := must[*engram.MemoryGraph](t)(owner.Graph(ctx, ada.MemoryEntityID, nil))
+	if names(near) != "Ada, Charles" || len(near.Edges) != 1 || near.Facts != nil {
+		t.Fatalf("depth 1: nodes %s, %d edges, facts %v", names(near), len(near.Edges), near.Facts)
+	}
+	far := must[*engram.MemoryGraph](t)(owner.Graph(ctx, ada.MemoryEntityID, &engram.GraphParams{Depth: 2, IncludeFacts: true}))
+	if names(far) != "Ada, Charles, Analytical Engine" || len(far.Edges) != 2 {
+		t.Fatalf("depth 2: nodes %s, %d edges", names(far), len(far.Edges))
+	}
+	if len(far.Facts) != 1 || far.Facts[0].Value != "London" {
+		t.Fatalf("depth 2 with facts: %+v", far.Facts)
+	}
+
+	beforeRetraction := time.Now()
+	time.Sleep(5 * time.Millisecond)
+	must[*engram.Relationship](t)(owner.RetractRelationship(ctx, knows.RelationshipID))
+	if now := must[*engram.MemoryGraph](t)(owner.Graph(ctx, ada.MemoryEntityID, &engram.GraphParams{Depth: 3})); names(now) != "Ada" || len(now.Edges) != 0 {
+		t.Fatalf("after the retraction: nodes %s, %d edges", names(now), len(now.Edges))
+	}
+	then := must[*engram.MemoryGraph](t)(owner.Graph(ctx, ada.MemoryEntityID, &engram.GraphParams{Depth: 3, AsOf: beforeRetraction, Direction: engram.GraphDirectionOutgoing}))
+	if names(then) != "Ada, Charles, Analytical Engine" || len(then.Edges) != 2 {
+		t.Fatalf("as of before the retraction, outgoing: nodes %s, %d edges", names(then), len(then.Edges))
 	}
 }
 

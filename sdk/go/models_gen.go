@@ -334,6 +334,15 @@ type FactList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+type MemoryGraph struct {
+	// The start node first, then the others by distance from it; empty when the start node did not exist yet at `as_of`.
+	Nodes []Entity `json:"nodes"`
+	// Every edge (of `relationship_type`, active then) between two returned nodes, whichever way it points.
+	Edges []Relationship `json:"edges"`
+	// With `include_facts=true`: the facts active then about the returned nodes, then edges; each subject's newest observed first.
+	Facts []Fact `json:"facts,omitempty"`
+}
+
 type ConsolidationReport struct {
 	ActiveFactsBefore int `json:"active_facts_before"`
 	ActiveFactsAfter  int `json:"active_facts_after"`
@@ -933,6 +942,53 @@ func (p *ListFactsParams) encode(q url.Values) {
 	}
 }
 
+// Which way an edge is followed from the node the walk stands on (`both` by default). The edges returned are every edge between two returned nodes, whichever way it points.
+type GraphDirection string
+
+const (
+	GraphDirectionBoth     GraphDirection = "both"
+	GraphDirectionOutgoing GraphDirection = "outgoing"
+	GraphDirectionIncoming GraphDirection = "incoming"
+)
+
+// GraphDirectionValues lists every GraphDirection the API defines.
+func GraphDirectionValues() []GraphDirection {
+	return []GraphDirection{GraphDirectionBoth, GraphDirectionOutgoing, GraphDirectionIncoming}
+}
+
+// GraphParams is the query string of GET /v1/memory/graph (getGraph). Zero values are not sent: the service's defaults apply.
+type GraphParams struct {
+	Depth int
+	// Which way an edge is followed from the node the walk stands on (`both` by default). The edges returned are every edge between two returned nodes, whichever way it points.
+	Direction GraphDirection
+	// Only edges of this type are followed and returned.
+	RelationshipType string
+	// RFC 3339 with a time zone offset (Z or ±hh:mm).
+	AsOf         time.Time
+	IncludeFacts bool
+}
+
+func (p *GraphParams) encode(q url.Values) {
+	if p == nil {
+		return
+	}
+	if p.Depth != 0 {
+		q.Set("depth", strconv.Itoa(p.Depth))
+	}
+	if p.Direction != "" {
+		q.Set("direction", string(p.Direction))
+	}
+	if p.RelationshipType != "" {
+		q.Set("relationship_type", p.RelationshipType)
+	}
+	if !p.AsOf.IsZero() {
+		q.Set("as_of", p.AsOf.Format(time.RFC3339Nano))
+	}
+	if p.IncludeFacts {
+		q.Set("include_facts", "true")
+	}
+}
+
 // ListDocumentsParams is the query string of GET /v1/documents (listDocuments). Zero values are not sent: the service's defaults apply.
 type ListDocumentsParams struct {
 	Limit          int
@@ -1018,6 +1074,7 @@ var (
 	opListFacts           = operation{id: "listFacts", method: "GET", path: "/v1/memory/facts", idempotent: false}
 	opAssertFact          = operation{id: "assertFact", method: "POST", path: "/v1/memory/facts", idempotent: true}
 	opRetractFact         = operation{id: "retractFact", method: "DELETE", path: "/v1/memory/facts/{id}", idempotent: false}
+	opGetGraph            = operation{id: "getGraph", method: "GET", path: "/v1/memory/graph", idempotent: false}
 	opConsolidate         = operation{id: "consolidate", method: "POST", path: "/v1/memory/consolidate", idempotent: true}
 	opEraseOwner          = operation{id: "eraseOwner", method: "DELETE", path: "/v1/memory", idempotent: false}
 	opGetErasure          = operation{id: "getErasure", method: "GET", path: "/v1/memory/erasures/{receipt_id}", idempotent: false}
@@ -1055,6 +1112,7 @@ var operations = []operation{
 	opListFacts,
 	opAssertFact,
 	opRetractFact,
+	opGetGraph,
 	opConsolidate,
 	opEraseOwner,
 	opGetErasure,

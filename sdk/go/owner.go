@@ -139,6 +139,15 @@ func (o *Owner) RetractFact(ctx context.Context, id string) (*Fact, error) {
 	return do[Fact](ctx, o.c, &request{op: opRetractFact, pathArgs: []string{id}, query: o.query()})
 }
 
+// Graph returns the neighbourhood of the node memoryEntityID: the nodes reached over at most p.Depth
+// edges (default 1, at most 3) followed in p.Direction, and every edge between them; now, or as the
+// service knew it at p.AsOf. p.IncludeFacts adds the facts active then about them. p may be nil.
+func (o *Owner) Graph(ctx context.Context, memoryEntityID string, p *GraphParams) (*MemoryGraph, error) {
+	q := o.withParams(p, "")
+	q.Set("memory_entity_id", memoryEntityID)
+	return do[MemoryGraph](ctx, o.c, &request{op: opGetGraph, query: q})
+}
+
 // Consolidate retracts redundant facts (same subject, predicate and normalised value) and facts about
 // relationships no longer active.
 func (o *Owner) Consolidate(ctx context.Context, opts ...CallOption) (*ConsolidationReport, error) {

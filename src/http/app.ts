@@ -18,6 +18,7 @@ import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
+import { registerGraphRoute } from './routes/graph.js';
 import { registerQueryRoute } from './routes/query.js';
 import { registerRelationshipRoutes } from './routes/relationships.js';
 import { registerSchemaRoutes } from './routes/schema.js';
@@ -58,6 +59,7 @@ export function createRoutes(deps: AppDeps): AppRouter {
   registerEntityRoutes(v1, deps);
   registerRelationshipRoutes(v1, deps);
   registerFactRoutes(v1, deps);
+  registerGraphRoute(v1, deps);
   registerConsolidateRoute(v1, deps);
   registerDocumentRoutes(v1, deps);
   registerSearchRoutes(v1, deps);

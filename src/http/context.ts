@@ -43,6 +43,8 @@ export interface AppDeps {
   importGuard: ImportGuard;
   /** How far a fact's `observed_at` may lead the clock (OBSERVED_AT_MAX_SKEW_MS). */
   observedAtMaxSkewMs: number;
+  /** Caps of the graph route (GRAPH_MAX_NODES, GRAPH_MAX_EDGES, GRAPH_MAX_FACTS). */
+  graphCaps: { nodes: number; edges: number; facts: number };
   /** Documents, media and search; their routes answer 503 when absent. */
   documents?: DocumentServices;
   /** Declared field values of a document for its record (the field indexes provide it). */

@@ -44,12 +44,17 @@ describe('owner isolation', () => {
     expect(edges.body.relationships.map((r: any) => r.relationship_id)).toEqual([mine.edge]);
     const asOf = await svc.call('GET', `/v1/memory/facts?${qs(s.partition)}&as_of=2100-01-01T00:00:00Z`, { key: s.key });
     expect(asOf.body.facts.map((f: any) => f.fact_id)).toEqual([mine.fact]);
+    // The node every scope calls same-node: its neighbourhood is this scope's own edge, never another's.
+    const graph = await svc.call('GET', `/v1/memory/graph?${qs(s.partition)}&memory_entity_id=same-node&include_facts=true`, { key: s.key });
+    expect(graph.body.edges.map((r: any) => r.relationship_id)).toEqual([mine.edge]);
+    expect(graph.body.nodes.map((e: any) => e.memory_entity_id)).toEqual(['same-node', mine.entity]);
   });
 
   it.each(scopes)("$name gets 404 for every other scope's records by id", async (s) => {
     for (const [other, ids] of written) {
       if (other === s.name) continue;
       expect((await svc.call('GET', `/v1/memory/entities/${ids.entity}?${qs(s.partition)}`, { key: s.key })).status).toBe(404);
+      expect((await svc.call('GET', `/v1/memory/graph?${qs(s.partition)}&memory_entity_id=${ids.entity}`, { key: s.key })).status).toBe(404);
       expect((await svc.call('DELETE', `/v1/memory/facts/${ids.fact}?${qs(s.partition)}`, { key: s.key })).status).toBe(404);
       expect((await svc.call('DELETE', `/v1/memory/relationships/${ids.edge}?${qs(s.partition)}`, { key: s.key })).status).toBe(404);
       const supersede = await svc.call('POST', `/v1/memory/facts?${qs(s.partition)}`, { key: s.key, body: { predicate: 'x', value: 1, supersedes_fact_id: ids.fact } });

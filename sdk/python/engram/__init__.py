@@ -39,6 +39,7 @@ from ._models import (
     ForgetReport,
     ImportReport,
     Media,
+    MemoryGraph,
     QueryDocuments,
     QueryGroup,
     QueryGroups,

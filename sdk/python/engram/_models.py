@@ -764,6 +764,24 @@ class EntityList(BaseModel):
     """
 
 
+class MemoryGraph(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    nodes: list[Entity]
+    """
+    The start node first, then the others by distance from it; empty when the start node did not exist yet at `as_of`.
+    """
+    edges: list[Relationship]
+    """
+    Every edge (of `relationship_type`, active then) between two returned nodes, whichever way it points.
+    """
+    facts: Optional[list[Fact]] = None
+    """
+    With `include_facts=true`: the facts active then about the returned nodes, then edges; each subject's newest observed first.
+    """
+
+
 class SearchResults(BaseModel):
     model_config = ConfigDict(
         extra='allow',

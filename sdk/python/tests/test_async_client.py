@@ -21,6 +21,8 @@ async def test_async_memory_with_cursor_iterators(aclient: AsyncEngram) -> None:
     assert [e.memory_entity_id async for e in owner.iter_entities(page_size=1)] == ["zoe", "yan"]
     assert [r.relationship_id async for r in owner.iter_relationships()] == [edge.relationship_id]
     assert (await owner.get_entity("zoe")).display_name == "Zoe"
+    graph = await owner.graph("yan", direction="incoming", include_facts=True)
+    assert ([n.memory_entity_id for n in graph.nodes], graph.facts) == (["yan", "zoe"], [])
     try:
         await owner.get_entity("nobody")
         raise AssertionError("no NotFound")

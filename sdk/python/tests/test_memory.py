@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta, timezone
 
 from conftest import fresh
 
-from engram import Engram
+from engram import Engram, MemoryGraph
 
 
 def test_entities_upsert_get_and_forget(client: Engram) -> None:
@@ -52,6 +53,36 @@ def test_relationships_upsert_list_iterate_and_retract(client: Engram) -> None:
     assert len(owner.list_relationships(include_inactive=True).relationships) == 3
     listed = list(owner.iter_relationships(page_size=2, from_entity_id="ann", include_inactive=True))
     assert sorted(r.relationship_id for r in listed) == sorted(e.relationship_id for e in edges)
+
+
+def test_graph_by_depth_with_facts_now_and_as_of_before_a_retraction(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    ada = owner.upsert_entity("person", display_name="Ada")
+    charles = owner.upsert_entity("person", display_name="Charles")
+    engine = owner.upsert_entity("project", display_name="Analytical Engine")
+    knows = owner.upsert_relationship(ada.memory_entity_id, charles.memory_entity_id, "knows")
+    owner.upsert_relationship(charles.memory_entity_id, engine.memory_entity_id, "designed")
+    owner.assert_fact("city", "London", subject_type="entity", subject_id=charles.memory_entity_id)
+
+    def names(graph: MemoryGraph) -> list[str]:
+        return [n.display_name for n in graph.nodes]
+
+    near = owner.graph(ada.memory_entity_id)
+    assert isinstance(near, MemoryGraph)
+    assert (names(near), len(near.edges), near.facts) == (["Ada", "Charles"], 1, None)
+    far = owner.graph(ada.memory_entity_id, depth=2, include_facts=True)
+    assert (names(far), len(far.edges)) == (["Ada", "Charles", "Analytical Engine"], 2)
+    assert [f.value for f in far.facts or []] == ["London"]
+
+    before_retraction = datetime.now(timezone.utc)
+    time.sleep(0.005)
+    owner.retract_relationship(knows.relationship_id)
+    now = owner.graph(ada.memory_entity_id, depth=3)
+    assert (names(now), now.edges) == (["Ada"], [])
+    then = owner.graph(ada.memory_entity_id, depth=3, as_of=before_retraction, direction="outgoing")
+    assert (names(then), len(then.edges)) == (["Ada", "Charles", "Analytical Engine"], 2)
+    as_text = owner.graph(ada.memory_entity_id, depth=3, as_of=before_retraction.isoformat(), direction="outgoing")
+    assert names(as_text) == names(then)
 
 
 def test_fact_iterator_reads_25_facts_in_pages_of_10(client: Engram) -> None:

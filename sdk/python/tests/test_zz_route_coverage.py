@@ -14,7 +14,7 @@ SDK_METHODS = {
     "upsertRelationship": ("owner", "upsert_relationship"), "listRelationships": ("owner", "list_relationships"),
     "retractRelationship": ("owner", "retract_relationship"), "assertFact": ("owner", "assert_fact"),
     "listFacts": ("owner", "list_facts"), "retractFact": ("owner", "retract_fact"),
-    "consolidate": ("owner", "consolidate"), "eraseOwner": ("owner", "erase"),
+    "getGraph": ("owner", "graph"), "consolidate": ("owner", "consolidate"), "eraseOwner": ("owner", "erase"),
     "getErasure": ("tenant", "erasure"), "exportOwner": ("owner", "export_lines"),
     "importOwner": ("owner", "import_lines"), "createDocument": ("owner", "create_document"),
     "listDocuments": ("owner", "list_documents"), "createDocuments": ("owner", "create_documents"),

@@ -4,7 +4,7 @@
  */
 export { Engram, ConfigurationError, type ClientOptions } from './client.js';
 export { TenantScope, Schema, type FieldDeclaration } from './tenant.js';
-export { Owner } from './owner/owner.js';
+export { Owner, type GraphParams } from './owner/owner.js';
 export type { OwnerScope } from './owner/context.js';
 export type { Entities, EntityListParams } from './owner/entities.js';
 export type { Relationships, RelationshipListParams } from './owner/relationships.js';

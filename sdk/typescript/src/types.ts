@@ -9,6 +9,7 @@ export type Relationship = Schemas['Relationship'];
 export type RelationshipList = Schemas['RelationshipList'];
 export type Fact = Schemas['Fact'];
 export type FactList = Schemas['FactList'];
+export type MemoryGraph = Schemas['MemoryGraph'];
 export type ConsolidationReport = Schemas['ConsolidationReport'];
 export type ErasureAccepted = Schemas['ErasureAccepted'];
 export type ErasureReceipt = Schemas['ErasureReceipt'];

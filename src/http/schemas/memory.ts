@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CARDINALITIES, SUBJECT_TYPES } from '../../domain/facts.js';
+import { GRAPH_DIRECTIONS, GRAPH_MAX_DEPTH } from '../../domain/graph-walk.js';
 import {
+  documentedAs,
   IdSchema,
   NameSchema,
   ownerQueryShape,
@@ -123,3 +125,26 @@ export const FactListQuerySchema = z
       ctx.addIssue({ code: 'custom', path: ['history'], message: 'cannot be combined with as_of' });
     }
   });
+
+/** `depth` of the graph route: hops from the start node. */
+const GraphDepthSchema = documentedAs(
+  z
+    .enum(['1', '2', '3'], { error: `must be an integer from 1 to ${GRAPH_MAX_DEPTH}` })
+    .transform(Number),
+  { type: 'integer', minimum: 1, maximum: GRAPH_MAX_DEPTH, default: 1 },
+);
+
+export const GraphQuerySchema = z.strictObject({
+  ...ownerQueryShape,
+  memory_entity_id: IdSchema.meta({ description: 'The start node.' }),
+  depth: GraphDepthSchema.optional(),
+  direction: z
+    .enum(GRAPH_DIRECTIONS, { error: 'must be one of both, outgoing, incoming' })
+    .meta({ description: 'Which way an edge is followed from the node the walk stands on (`both` by default). The edges returned are every edge between two returned nodes, whichever way it points.' })
+    .optional(),
+  relationship_type: NameSchema(128).meta({ description: 'Only edges of this type are followed and returned.' }).optional(),
+  /** The graph as the service knew it then: edges active then, nodes created by then. */
+  as_of: TimestampSchema.optional(),
+  /** Also the facts, active then (or now), about the returned nodes and edges. */
+  include_facts: QueryBoolSchema.optional(),
+});

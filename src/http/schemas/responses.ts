@@ -21,6 +21,14 @@ export const EntityListSchema = z.object({ entities: z.array(EntitySchema), coun
 export const RelationshipListSchema = z.object({ relationships: z.array(RelationshipSchema), count, next_cursor: nextCursor }).meta({ id: 'RelationshipList' });
 export const FactListSchema = z.object({ facts: z.array(FactSchema), count, next_cursor: nextCursor }).meta({ id: 'FactList' });
 
+export const MemoryGraphSchema = z
+  .object({
+    nodes: z.array(EntitySchema).meta({ description: 'The start node first, then the others by distance from it; empty when the start node did not exist yet at `as_of`.' }),
+    edges: z.array(RelationshipSchema).meta({ description: 'Every edge (of `relationship_type`, active then) between two returned nodes, whichever way it points.' }),
+    facts: z.array(FactSchema).optional().meta({ description: 'With `include_facts=true`: the facts active then about the returned nodes, then edges; each subject\'s newest observed first.' }),
+  })
+  .meta({ id: 'MemoryGraph' });
+
 export const ForgetReportSchema = z
   .object({ erased: z.object({ entities: z.number().int(), relationships: z.number().int(), facts: z.number().int() }) })
   .meta({ id: 'ForgetReport' });

@@ -75,6 +75,8 @@ var preferredNames = map[string]string{
 	"ExportLineDocumentRecord":             "ExportDocument",
 	"FieldDeclarationSource":               "FieldSource",
 	"DeclareFieldsRequestFieldsItemSource": "FieldSource",
+	"GetGraphParams":                       "GraphParams",
+	"Direction":                            "GraphDirection",
 }
 
 func preferred(name string) string {

@@ -8,6 +8,10 @@ import (
 // scopeParams are carried by the owner and partition handles, not by each call's params.
 var scopeParams = map[string]bool{"entity_id": true, "partition": true}
 
+// argumentParams are query parameters that the SDK's method takes as an argument of its own, as it takes
+// a path's id (Owner.Graph's start node), so they are left out of the operation's params struct.
+var argumentParams = map[string]map[string]bool{"getGraph": {"memory_entity_id": true}}
+
 // requestBody declares <OperationId>Request for an inline JSON body with properties.
 func (g *generator) requestBody(op Operation) {
 	if op.RequestBody == nil {
@@ -30,11 +34,11 @@ func (g *generator) params(op Operation) {
 	if op.Method != "GET" && op.Method != "DELETE" {
 		return
 	}
-	name := goName(op.OperationID) + "Params"
+	name := preferred(goName(op.OperationID) + "Params")
 	var fields, encode strings.Builder
 	n := 0
 	for _, p := range op.Parameters {
-		if p.In != "query" || scopeParams[p.Name] {
+		if p.In != "query" || scopeParams[p.Name] || argumentParams[op.OperationID][p.Name] {
 			continue
 		}
 		n++

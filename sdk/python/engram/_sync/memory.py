@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Iterable, Literal, Mapping, Opt
 from .._core import Call, OwnerScope, body, seg, write_call
 from .._filters import EntityFilters, FactFilters, RelationshipFilters, Timestamp
 from .._models import (ConsolidationReport, Entity, EntityList, ErasureAccepted, ErasureReceipt, Fact, FactList,
-                       ForgetReport, ImportReport, Relationship, RelationshipList)
+                       ForgetReport, ImportReport, MemoryGraph, Relationship, RelationshipList)
 from .pages import follow_cursor
 
 if TYPE_CHECKING:
@@ -112,6 +112,19 @@ class SyncMemory(OwnerScope):
         """Retracts redundant active facts (same subject, predicate and normalised value)."""
         call = write_call("POST", "/v1/memory/consolidate", idempotency_key, params=self._scope(), json={})
         return self._client._model(call, ConsolidationReport)
+
+    # The graph around a node
+    def graph(self, memory_entity_id: str, *, depth: Optional[int] = None,
+                    direction: Optional[Literal["both", "outgoing", "incoming"]] = None,
+                    relationship_type: Optional[str] = None, as_of: Optional[Timestamp] = None,
+                    include_facts: Optional[bool] = None) -> MemoryGraph:
+        """The neighbourhood of a node: the nodes reached over at most `depth` edges (default 1, at most 3)
+        followed in `direction`, and every edge between them; now, or as the service knew it `as_of` an
+        instant. `include_facts=True` adds the facts active then about them (`facts` is None otherwise)."""
+        call = Call("GET", "/v1/memory/graph", self._scope(
+            memory_entity_id=memory_entity_id, depth=depth, direction=direction,
+            relationship_type=relationship_type, as_of=as_of, include_facts=include_facts))
+        return self._client._model(call, MemoryGraph)
 
     # The owner as a whole
     def export_lines(self) -> Iterator[str]:

@@ -134,6 +134,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A node's neighbourhood
+         * @description The nodes reached from `memory_entity_id` over at most `depth` (1 to 3, default 1) edges, followed in `direction`, and every edge between two of them; only edges of `relationship_type` when given. Now: the active edges. With `as_of`: the graph as the service knew it then, edges active then and nodes created by then (node records show their current attributes). `include_facts=true` adds the facts active then about the returned nodes and edges. Beyond 10,000 nodes, 50,000 edges or 100,000 facts (configurable: GRAPH_MAX_NODES, GRAPH_MAX_EDGES, GRAPH_MAX_FACTS) it answers 400 naming the cap.
+         */
+        get: operations["getGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/consolidate": {
         parameters: {
             query?: never;
@@ -780,6 +800,14 @@ export interface components {
             count: number;
             /** @description Pass back as `cursor` (with the same filters) for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        MemoryGraph: {
+            /** @description The start node first, then the others by distance from it; empty when the start node did not exist yet at `as_of`. */
+            nodes: components["schemas"]["Entity"][];
+            /** @description Every edge (of `relationship_type`, active then) between two returned nodes, whichever way it points. */
+            edges: components["schemas"]["Relationship"][];
+            /** @description With `include_facts=true`: the facts active then about the returned nodes, then edges; each subject's newest observed first. */
+            facts?: components["schemas"]["Fact"][];
         };
         ConsolidationReport: {
             active_facts_before: number;
@@ -1521,6 +1549,44 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getGraph: {
+        parameters: {
+            query: {
+                entity_id: string;
+                partition?: string;
+                /** @description The start node. */
+                memory_entity_id: string;
+                depth?: number;
+                direction?: "both" | "outgoing" | "incoming";
+                relationship_type?: string;
+                as_of?: string;
+                include_facts?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The neighbourhood. */
+            200: {
+                headers: {
+                    /** @description The request's id, also in error bodies. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryGraph"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

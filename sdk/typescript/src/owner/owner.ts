@@ -1,5 +1,5 @@
 import type { Transport } from '../transport.js';
-import type { BatchSearchResults, ConsolidationReport, EmbedSearchResults, ErasureAccepted, ExportLine, ImportReport, RequestOptions, SearchHit, SearchResults, WriteOptions } from '../types.js';
+import type { BatchSearchResults, ConsolidationReport, EmbedSearchResults, ErasureAccepted, ExportLine, ImportReport, MemoryGraph, OwnerParams, RequestOptions, SearchHit, SearchResults, WriteOptions } from '../types.js';
 import { OwnerContext, type OwnerScope } from './context.js';
 import { Documents } from './documents.js';
 import { Entities } from './entities.js';
@@ -8,6 +8,9 @@ import { type ImportSource, Lifecycle } from './lifecycle.js';
 import { MediaMemories } from './media.js';
 import { Relationships } from './relationships.js';
 import { type BatchQuery, Search, type SearchParams, type VectorSearchParams } from './search.js';
+
+/** What `graph` takes besides the start node: `depth` (1-3), `direction`, `relationship_type`, `as_of`, `include_facts`. */
+export type GraphParams = Omit<OwnerParams<'getGraph'>, 'memory_entity_id'>;
 
 /**
  * One owner's memory (a user, customer, patient or agent session), in one partition: its graph, facts,
@@ -63,6 +66,14 @@ export class Owner {
   /** Up to 32 searches in one call; results in the order of the queries. */
   searchBatch(queries: BatchQuery[], options?: RequestOptions): Promise<BatchSearchResults> {
     return this.searcher.batch(queries, options);
+  }
+
+  /**
+   * The neighbourhood of a node: the nodes reached over at most `depth` edges (default 1, at most 3) and every
+   * edge between them, now or `as_of` an instant; `include_facts` adds the facts active then about them.
+   */
+  graph(memoryEntityId: string, params: GraphParams = {}, options?: RequestOptions): Promise<MemoryGraph> {
+    return this.ctx.transport.json({ operationId: 'getGraph', method: 'GET', path: '/v1/memory/graph', query: this.ctx.query({ ...params, memory_entity_id: memoryEntityId }), options });
   }
 
   /** Retracts redundant active facts (kept in history); running it twice retracts nothing the second time. */

@@ -33,6 +33,29 @@ describe('memory graph through the SDK', () => {
     assert.equal((await owner.relationships.list({ relationship_type: 'works_on', include_inactive: true })).count, 1);
   });
 
+  test('graph: a neighbourhood by depth, now and as of before an edge was retracted, with its facts', async () => {
+    const owner = engram.owner(ownerId('graph'));
+    const ada = await owner.entities.upsert({ entity_type: 'person', display_name: 'Ada' });
+    const charles = await owner.entities.upsert({ entity_type: 'person', display_name: 'Charles' });
+    const engine = await owner.entities.upsert({ entity_type: 'project', display_name: 'Analytical Engine' });
+    const knows = await owner.relationships.upsert({ from_entity_id: ada.memory_entity_id, to_entity_id: charles.memory_entity_id, relationship_type: 'knows' });
+    await owner.relationships.upsert({ from_entity_id: charles.memory_entity_id, to_entity_id: engine.memory_entity_id, relationship_type: 'designed' });
+    await owner.facts.assert({ subject_type: 'entity', subject_id: charles.memory_entity_id, predicate: 'city', value: 'London' });
+    const near = await owner.graph(ada.memory_entity_id);
+    assert.deepEqual(near.nodes.map((n) => n.display_name), ['Ada', 'Charles']);
+    assert.equal(near.facts, undefined);
+    const far = await owner.graph(ada.memory_entity_id, { depth: 2, include_facts: true });
+    assert.deepEqual(far.nodes.map((n) => n.display_name), ['Ada', 'Charles', 'Analytical Engine']);
+    assert.equal(far.edges.length, 2);
+    assert.deepEqual(far.facts?.map((f) => f.value), ['London']);
+    const beforeRetraction = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await owner.relationships.retract(knows.relationship_id);
+    assert.deepEqual((await owner.graph(ada.memory_entity_id, { depth: 3 })).nodes.map((n) => n.display_name), ['Ada']);
+    const then = await owner.graph(ada.memory_entity_id, { depth: 3, as_of: beforeRetraction, direction: 'outgoing' });
+    assert.deepEqual(then.nodes.map((n) => n.display_name), ['Ada', 'Charles', 'Analytical Engine']);
+  });
+
   test('facts: assert, supersede, as_of, history, retract, consolidate', async () => {
     const owner = engram.owner(ownerId('facts'));
     const yesterday = new Date(Date.now() - 86_400_000);

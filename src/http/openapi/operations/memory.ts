@@ -6,6 +6,7 @@ import {
   EntityListQuerySchema,
   FactBodySchema,
   FactListQuerySchema,
+  GraphQuerySchema,
   OwnerQuerySchema,
   RelationshipBodySchema,
   RelationshipListQuerySchema,
@@ -16,6 +17,7 @@ import {
   EntitySchema,
   FactListSchema,
   FactSchema,
+  MemoryGraphSchema,
   RelationshipListSchema,
   RelationshipSchema,
 } from '../../schemas/responses.js';
@@ -129,6 +131,21 @@ export const memoryOperations: Operation[] = [
     params: byId('The `fact_id`.'),
     success: { status: 200, description: 'The retracted fact.', schema: FactSchema },
     errors: [404, 409],
+  },
+  {
+    method: 'get',
+    path: '/v1/memory/graph',
+    operationId: 'getGraph',
+    tag: 'memory',
+    summary: 'A node\'s neighbourhood',
+    description:
+      'The nodes reached from `memory_entity_id` over at most `depth` (1 to 3, default 1) edges, followed in `direction`, and every edge between two of them; only edges of `relationship_type` when given. ' +
+      'Now: the active edges. With `as_of`: the graph as the service knew it then, edges active then and nodes created by then (node records show their current attributes). ' +
+      '`include_facts=true` adds the facts active then about the returned nodes and edges. ' +
+      'Beyond 10,000 nodes, 50,000 edges or 100,000 facts (configurable: GRAPH_MAX_NODES, GRAPH_MAX_EDGES, GRAPH_MAX_FACTS) it answers 400 naming the cap.',
+    query: GraphQuerySchema,
+    success: { status: 200, description: 'The neighbourhood.', schema: MemoryGraphSchema },
+    errors: [404],
   },
   {
     method: 'post',
