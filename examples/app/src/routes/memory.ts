@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import type { AppDeps } from '../deps.js';
 import { MemoryListQuerySchema, NoQuerySchema, GraphQuerySchema, OwnerPathSchema } from '../schemas.js';
 import { parse } from '../validate.js';
-import { neighbourhood } from '../memory/graph.js';
 
 /** Most records a list route gathers for the page; past it the answer says `truncated: true`. */
 export const MEMORY_LIST_CAP = 2000;
@@ -56,7 +55,7 @@ export function memoryRoutes({ engram }: AppDeps): Router {
   router.get('/graph', async (ctx) => {
     const owner = ownerOf(ctx.params);
     const { node, depth, as_of } = parse(GraphQuerySchema, ctx.query, 'query');
-    const graph = await neighbourhood(owner, node, as_of ? { depth, as_of } : { depth });
+    const graph = await owner.graph(node, as_of ? { depth, as_of, include_facts: true } : { depth, include_facts: true });
     ctx.body = { owner: owner.id, node, depth, as_of: as_of ?? null, ...graph };
   });
 
