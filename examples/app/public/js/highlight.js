@@ -4,9 +4,12 @@
  * <mark> elements, so that nothing in a document is ever read as HTML.
  */
 
-/** The words of a query worth marking (two letters or more), longest first so that longer words win. @param {string} query */
+/** Short English words that every passage has: marking them would hide the words that matter. */
+const STOPWORDS = new Set('a an and are as at be but by do does for from has have how i in is it its of on or so that the their there this to was what when where which who why will with you'.split(' '));
+
+/** The words of a query worth marking (two letters or more, not a stopword), longest first so that longer words win. @param {string} query */
 export function queryTerms(query) {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
+  const words = (query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).filter((word) => !STOPWORDS.has(word));
   return [...new Set(words)].sort((a, b) => b.length - a.length);
 }
 
