@@ -24,9 +24,9 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-/** Replaces the children of `el`. @param {Element} el @param {...(Node | string)} children */
+/** Replaces the children of `el`; null and false children are left out. @param {Element} el @param {...(Node | string | null | false)} children */
 export function fill(el, ...children) {
-  el.replaceChildren(...children);
+  el.replaceChildren(.../** @type {(Node | string)[]} */ (children.filter((child) => child !== null && child !== false)));
 }
 
 /** @param {string} id @returns {any} */
