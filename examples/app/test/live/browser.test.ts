@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Engram } from '@engram-memory/sdk';
 import type { Page } from 'playwright-core';
 import { seedMemory, type SeededMemory } from '../seed.js';
-import { type BrowserSession, liveEnv, openBrowser, type RunningApp, startApp } from './harness.js';
+import { type BrowserSession, liveEnv, openBrowser, type RunningApp, slideToLastInstantBefore, startApp } from './harness.js';
 
 const run = crypto.randomUUID().slice(0, 8);
 const TIMEOUT = 15_000;
@@ -100,20 +100,7 @@ describe('the page in Debian\'s Chromium, offline but for the app', () => {
     assert.equal(await listedEdge.count(), 0);
 
     // With the keyboard, from the first instant forward to the last one before the supersession.
-    const slider = page.getByLabel('Instant of the owner\'s history');
-    await slider.focus();
-    await slider.press('Home');
-    const supersession = Date.parse(seeded.blue.observed_at);
-    let shown = '';
-    for (;;) {
-      await slider.press('ArrowRight');
-      const next = (await page.locator('#instant').getAttribute('data-as-of')) ?? 'now';
-      if (next === 'now' || Date.parse(next) >= supersession) break;
-      shown = next;
-    }
-    await slider.press('ArrowLeft');
-    assert.ok(shown, 'the slider has instants before the supersession');
-    await page.locator(`#memory-panels[data-shown-as-of="${shown}"]`).waitFor();
+    const shown = await slideToLastInstantBefore(page, seeded.blue.observed_at);
     assert.equal(await page.locator('#instant time').getAttribute('datetime'), shown);
 
     assert.deepEqual(await known('favorite_color'), ['green']);

@@ -80,3 +80,24 @@ export async function openBrowser(appUrl: string, viewport = { width: 1320, heig
     },
   };
 }
+
+/**
+ * On the Memory page, moves the time slider with the keyboard (Home, then ArrowRight) to the last instant
+ * before `before`, waits until the graph and facts of that instant are on show, and returns the instant.
+ */
+export async function slideToLastInstantBefore(page: Page, before: string): Promise<string> {
+  const slider = page.getByLabel('Instant of the owner\'s history');
+  await slider.focus();
+  await slider.press('Home');
+  let shown = '';
+  for (;;) {
+    await slider.press('ArrowRight');
+    const next = (await page.locator('#instant').getAttribute('data-as-of')) ?? 'now';
+    if (next === 'now' || Date.parse(next) >= Date.parse(before)) break;
+    shown = next;
+  }
+  if (!shown) throw new Error(`the slider has no instant before ${before}`);
+  await slider.press('ArrowLeft');
+  await page.locator(`#memory-panels[data-shown-as-of="${shown}"]`).waitFor();
+  return shown;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Engram } from '@engram-memory/sdk';
 import { APP_DIR } from '../../src/deps.js';
 import { seedMemory } from '../seed.js';
-import { liveEnv, openBrowser, startApp } from './harness.js';
+import { liveEnv, openBrowser, slideToLastInstantBefore, startApp } from './harness.js';
 
 const run = crypto.randomUUID().slice(0, 8);
 const out = join(APP_DIR, 'screenshots');
@@ -39,18 +39,7 @@ try {
   await page.goto(`${app.url}/memory?owner=${encodeURIComponent(memoryOwner)}`);
   await page.locator('#memory-panels[data-shown-as-of="now"]').waitFor();
   // The last instant before the favourite colour changed: the old value, and the edge later retracted.
-  const slider = page.getByLabel('Instant of the owner\'s history');
-  await slider.focus();
-  await slider.press('Home');
-  let shown = '';
-  for (;;) {
-    await slider.press('ArrowRight');
-    const next = (await page.locator('#instant').getAttribute('data-as-of')) ?? 'now';
-    if (next === 'now' || Date.parse(next) >= Date.parse(seeded.blue.observed_at)) break;
-    shown = next;
-  }
-  await slider.press('ArrowLeft');
-  await page.locator(`#memory-panels[data-shown-as-of="${shown}"]`).waitFor();
+  await slideToLastInstantBefore(page, seeded.blue.observed_at);
   // Choose Ada in the drawing, as a click would, to show a node's details beside it.
   await page.evaluate(() => (window as unknown as { memoryGraph: { $: (s: string) => { emit: (e: string) => void } } }).memoryGraph.$('#ada').emit('tap'));
   await page.screenshot({ path: join(out, 'memory-before.png'), fullPage: true });
