@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 suites=("$@")
-[ "${#suites[@]}" -gt 0 ] || suites=(typescript python go mcp)
+[ "${#suites[@]}" -gt 0 ] || suites=(typescript python go mcp app)
 # Where each suite's test-live.sh lives.
 suite_dir() { case "$1" in mcp) echo mcp ;; app) echo examples/app ;; *) echo "sdk/$1" ;; esac; }
 port=${SDK_TEST_PORT:-18181}
