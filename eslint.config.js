@@ -20,12 +20,17 @@ export default tseslint.config(
   },
   {
     // Tests read JSON response bodies, which are `any` by nature.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', '*/test/**/*.ts', 'examples/*/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     files: ['**/*.{js,mjs,cjs}'],
     languageOptions: { globals: globals.node },
+  },
+  {
+    // The reference application's page scripts run in the browser.
+    files: ['examples/app/public/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ['**/*.cjs'],
