@@ -8,7 +8,7 @@ export type GraphDirection = (typeof GRAPH_DIRECTIONS)[number];
 
 export const GRAPH_MAX_DEPTH = 3;
 
-/** Edges a walk reads between two pauses: about 10 ms of reading on the measured machine (bench/graph.ts). */
+/** Edge records a walk reads between two pauses: ~15 ms of reading on the measured machine (bench/graph.ts). */
 export const WALK_SLICE_EDGES = 1000;
 
 /** How far a neighbourhood may grow before the walk stops with a 400 naming the cap (configurable). */
@@ -29,10 +29,14 @@ export interface GraphWalk {
   caps: GraphCaps;
 }
 
-/** Where the walk reads the graph: a node by id, and every edge (any state) from or to a node. */
+/**
+ * Where the walk reads the graph: a node by id, an edge by id, and the ids of every edge (any state) from
+ * or to a node. Ids first, so that an edge already known from its other end is not read again.
+ */
 export interface GraphSource {
   entity(id: string): Entity | undefined;
-  edgesTouching(id: string): Iterable<Relationship>;
+  relationship(id: string): Relationship | undefined;
+  edgeIdsTouching(id: string): Iterable<string>;
 }
 
 export interface Neighbourhood {
@@ -49,11 +53,11 @@ export interface Neighbourhood {
  * after `asOf` did not exist then: it is neither returned nor walked through, and when it is the start node
  * the neighbourhood is empty.
  *
- * Every reached node's edges are read once, after it is reached, so an edge between two reached nodes is
- * seen from whichever of its ends is read last. The caps are checked as the result grows, so a walk that
+ * Every reached node's edge ids are read once, after it is reached, so an edge between two reached nodes is
+ * seen from whichever of its ends is read last; an edge already returned or found ineligible is not read again. The caps are checked as the result grows, so a walk that
  * would exceed one stops early instead of building the whole answer.
  *
- * A generator: it pauses (yields) after every WALK_SLICE_EDGES edges read, so that a caller on an event
+ * A generator: it pauses (yields) after every WALK_SLICE_EDGES edge records read, so that a caller on an event
  * loop can let other work run between slices of a large neighbourhood; its return value is the answer.
  */
 export function* walkNeighbourhood(start: Entity, walk: GraphWalk, source: GraphSource): Generator<void, Neighbourhood> {
@@ -64,14 +68,21 @@ export function* walkNeighbourhood(start: Entity, walk: GraphWalk, source: Graph
     (walk.asOf === undefined ? edge.invalid_from === null : activeAt(edge, walk.asOf));
   const nodes = new Map<string, Entity>([[start.memory_entity_id, start]]);
   const edges = new Map<string, Relationship>();
+  const ineligible = new Set<string>();
   let frontier = [start.memory_entity_id];
   let read = 0;
   for (let distance = 0; distance <= walk.depth && frontier.length > 0; distance++) {
     const next: string[] = [];
     for (const id of frontier) {
-      for (const edge of source.edgesTouching(id)) {
+      for (const edgeId of source.edgeIdsTouching(id)) {
+        if (edges.has(edgeId) || ineligible.has(edgeId)) continue;
         if (++read % WALK_SLICE_EDGES === 0) yield;
-        if (edges.has(edge.relationship_id) || !eligible(edge)) continue;
+        const edge = source.relationship(edgeId);
+        if (edge === undefined) continue;
+        if (!eligible(edge)) {
+          ineligible.add(edgeId);
+          continue;
+        }
         const other = edge.from_entity_id === id ? edge.to_entity_id : edge.from_entity_id;
         if (!nodes.has(other) && distance < walk.depth && follows(edge, id, walk.direction)) {
           const node = source.entity(other);

@@ -102,12 +102,17 @@ export class GraphStore {
 
   /** Every edge (any state) from or to a node, through the endpoint indexes; a self-loop comes twice. */
   *relationshipsTouching(scope: Scope, entityId: string): Generator<Relationship> {
+    for (const id of this.relationshipIdsTouching(scope, entityId)) {
+      const edge = this.getRelationship(scope, id);
+      if (edge) yield edge;
+    }
+  }
+
+  /** The ids of every edge (any state) from or to a node, from the endpoint indexes alone; a self-loop's twice. */
+  *relationshipIdsTouching(scope: Scope, entityId: string): Generator<string> {
     const s = scopeKey(scope);
     for (const side of ['r_from', 'r_to']) {
-      for (const key of keysUnder(this.store.index, [...s, side, entityId])) {
-        const edge = this.getRelationship(scope, key[key.length - 1] as string);
-        if (edge) yield edge;
-      }
+      for (const key of keysUnder(this.store.index, [...s, side, entityId])) yield key[key.length - 1] as string;
     }
   }
 

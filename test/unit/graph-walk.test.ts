@@ -14,16 +14,16 @@ const link = (id: string, from: string, to: string, observed_at = T, invalid_fro
 /** An in-memory graph that counts the edges the walk reads. */
 function source(nodes: Entity[], edges: Relationship[]): GraphSource & { reads: number } {
   const byId = new Map(nodes.map((n) => [n.memory_entity_id, n]));
+  const edgeById = new Map(edges.map((e) => [e.relationship_id, e]));
   const src = {
     reads: 0,
     entity: (id: string) => byId.get(id),
-    *edgesTouching(id: string) {
-      for (const e of edges) {
-        if (e.from_entity_id === id || e.to_entity_id === id) {
-          src.reads++;
-          yield e;
-        }
-      }
+    relationship(id: string) {
+      src.reads++;
+      return edgeById.get(id);
+    },
+    *edgeIdsTouching(id: string) {
+      for (const e of edges) if (e.from_entity_id === id || e.to_entity_id === id) yield e.relationship_id;
     },
   };
   return src;
@@ -71,6 +71,14 @@ describe('walkNeighbourhood', () => {
     const ids = (asOf: number) => run(walkNeighbourhood(nodes[0]!, walk({ asOf }), source(nodes, edges))).value.nodes.map((n) => n.memory_entity_id);
     expect([T, T + 1, T + 2, T + 3, T + 5].map(ids)).toEqual([['A'], ['A', 'B'], ['A', 'B'], ['A'], ['A', 'C']]);
     expect(run(walkNeighbourhood(nodes[2]!, walk({ asOf: T + 4 }), source(nodes, edges))).value).toEqual({ nodes: [], edges: [] });
+  });
+
+  it('reads each edge record once, though it is seen from both ends', () => {
+    const { nodes, edges } = star(300);
+    const src = source(nodes, edges);
+    const { value } = run(walkNeighbourhood(nodes[0]!, walk({ depth: 2 }), src));
+    expect(value.edges).toHaveLength(300);
+    expect(src.reads).toBe(300);
   });
 
   it('an edge to a node that no longer exists (forgotten) is skipped', () => {

@@ -19,7 +19,11 @@ export function registerGraphRoute(router: AppRouter, deps: AppDeps): void {
     const found = await inSlices(walkNeighbourhood(
       start,
       { depth: walk.depth ?? 1, direction: walk.direction ?? 'both', relationshipType: walk.relationship_type, asOf: walk.as_of, caps: deps.graphCaps },
-      { entity: (id) => deps.graph.getEntity(scope, id), edgesTouching: (id) => deps.graph.relationshipsTouching(scope, id) },
+      {
+        entity: (id) => deps.graph.getEntity(scope, id),
+        relationship: (id) => deps.graph.getRelationship(scope, id),
+        edgeIdsTouching: (id) => deps.graph.relationshipIdsTouching(scope, id),
+      },
     ));
     const answer = { nodes: found.nodes.map(entityJson), edges: found.edges.map(relationshipJson) };
     if (!include_facts) {
