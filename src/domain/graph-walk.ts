@@ -54,11 +54,12 @@ export interface Neighbourhood {
  * the neighbourhood is empty.
  *
  * Every reached node's edge ids are read once, after it is reached, so an edge between two reached nodes is
- * seen from whichever of its ends is read last; an edge already returned or found ineligible is not read again. The caps are checked as the result grows, so a walk that
- * would exceed one stops early instead of building the whole answer.
+ * seen from whichever of its ends is read last; an edge already returned or found ineligible is not opened
+ * again. The caps are checked as the result grows, so a walk that would pass one stops there instead of
+ * building the whole answer.
  *
- * A generator: it pauses (yields) after every WALK_SLICE_EDGES edge records read, so that a caller on an event
- * loop can let other work run between slices of a large neighbourhood; its return value is the answer.
+ * A generator: it pauses (yields) after every WALK_SLICE_EDGES edge records opened, so that a caller on an
+ * event loop can let other work run between slices of a large neighbourhood; its return value is the answer.
  */
 export function* walkNeighbourhood(start: Entity, walk: GraphWalk, source: GraphSource): Generator<void, Neighbourhood> {
   const exists = (node: Entity) => walk.asOf === undefined || node.created_at <= walk.asOf;

@@ -1,7 +1,9 @@
 import type { Fact } from '../../domain/facts.js';
 import type { FactIndex } from '../../domain/fact-index.js';
-import { walkNeighbourhood, type Neighbourhood } from '../../domain/graph-walk.js';
+import { walkNeighbourhood, type GraphSource, type Neighbourhood } from '../../domain/graph-walk.js';
+import type { Scope } from '../../domain/scope.js';
 import { invalidInput, notFound } from '../../errors.js';
+import type { GraphStore } from '../../store/graph.js';
 import type { AppDeps } from '../context.js';
 import type { AppRouter } from '../router.js';
 import { GraphQuerySchema } from '../schemas/memory.js';
@@ -16,15 +18,13 @@ export function registerGraphRoute(router: AppRouter, deps: AppDeps): void {
     const scope = ownerScope(ctx, { entity_id, partition }, 'read');
     const start = deps.graph.getEntity(scope, startId);
     if (!start) throw notFound(`memory entity ${startId}`);
-    const found = await inSlices(walkNeighbourhood(
-      start,
-      { depth: walk.depth ?? 1, direction: walk.direction ?? 'both', relationshipType: walk.relationship_type, asOf: walk.as_of, caps: deps.graphCaps },
-      {
-        entity: (id) => deps.graph.getEntity(scope, id),
-        relationship: (id) => deps.graph.getRelationship(scope, id),
-        edgeIdsTouching: (id) => deps.graph.relationshipIdsTouching(scope, id),
-      },
-    ));
+    const found = await inSlices(
+      walkNeighbourhood(
+        start,
+        { depth: walk.depth ?? 1, direction: walk.direction ?? 'both', relationshipType: walk.relationship_type, asOf: walk.as_of, caps: deps.graphCaps },
+        ownerGraph(deps.graph, scope),
+      ),
+    );
     const answer = { nodes: found.nodes.map(entityJson), edges: found.edges.map(relationshipJson) };
     if (!include_facts) {
       ctx.body = answer;
@@ -33,6 +33,15 @@ export function registerGraphRoute(router: AppRouter, deps: AppDeps): void {
     const facts = await inSlices(factsAbout(found, deps.actors.actorFor(scope).facts(), walk.as_of, deps.graphCaps.facts));
     ctx.body = { ...answer, facts: facts.map(factJson) };
   });
+}
+
+/** The owner's graph as the walk reads it: through the scope, so no other owner's record is ever reached. */
+function ownerGraph(graph: GraphStore, scope: Scope): GraphSource {
+  return {
+    entity: (id) => graph.getEntity(scope, id),
+    relationship: (id) => graph.getRelationship(scope, id),
+    edgeIdsTouching: (id) => graph.relationshipIdsTouching(scope, id),
+  };
 }
 
 /**
