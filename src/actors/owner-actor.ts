@@ -10,6 +10,7 @@ import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import { ReembedRecords } from '../store/reembed.js';
 import { Mailbox, settled } from './mailbox.js';
+import { applyOperations, type BatchOperation, type BatchResult } from './owner-batch.js';
 import { OwnerDocuments, type DocumentWrites, type OwnerDocumentsDeps } from './owner-documents.js';
 import { OwnerReembed } from './owner-reembed.js';
 import { OwnerFacts, type FactChange, type FactCommand } from './owner-facts.js';
@@ -17,6 +18,7 @@ import { OwnerImport } from './owner-import.js';
 import { OwnerGraph } from './owner-graph.js';
 
 export type { FactCommand } from './owner-facts.js';
+export type { BatchOperation, BatchResult } from './owner-batch.js';
 
 export interface OwnerActorDeps {
   store: Store;
@@ -151,6 +153,34 @@ export class OwnerActor {
       this.nameIndexing = undefined;
     });
     return this.nameIndexing;
+  }
+
+  /**
+   * Applies a batch of memory operations in order, all or nothing, in one LMDB transaction
+   * (src/actors/owner-batch.ts): an operation refused, or a commit refused, leaves nothing of the batch,
+   * in LMDB or in memory. Like forgetting, it waits for the owner's fact writes in flight, so it plans on
+   * what LMDB holds and builds on no premise; the fact commands after it wait for its commit.
+   */
+  applyBatch(operations: readonly BatchOperation[]): Promise<BatchResult[]> {
+    const staged: number[] = [];
+    return this.mailbox.submit(
+      () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
+      () => {
+        const parts = { graph: this.graph, facts: this.factsPart };
+        const done = this.deps.store.atomically(() => applyOperations(operations, this.deps.clock.now(), parts, staged)).then(
+          (results) => {
+            this.factsPart.settleWithin(staged);
+            return results;
+          },
+          (error: unknown) => {
+            this.factsPart.discardWithin(staged);
+            throw error;
+          },
+        );
+        this.lastTransaction = settled(done);
+        return done;
+      },
+    );
   }
 
   assertFact(command: FactCommand): Promise<Fact> {

@@ -148,6 +148,32 @@ export class OwnerFacts {
     return applied;
   }
 
+  /**
+   * Inside the owner's write transaction (a batch of memory operations): stages a command's fact versions
+   * so that the batch's later operations plan on them, and puts them in the transaction. Returns the
+   * ticket `settleWithin` (after the commit) or `discardWithin` (the transaction failed) takes. The batch
+   * runs with no fact write of the owner in flight (src/actors/owner-actor.ts), so it builds on no premise.
+   */
+  stageWithin(writes: Fact[]): number {
+    const seq = this.overlay().stage(writes);
+    for (const fact of writes) this.graph.putFactWithin(this.scope, fact);
+    return seq;
+  }
+
+  /** The batch's transaction committed: readers see its fact versions. */
+  settleWithin(seqs: readonly number[]): void {
+    if (seqs.length === 0) return;
+    const overlay = this.overlay();
+    for (const seq of seqs) overlay.settle(seq);
+    this.resized();
+  }
+
+  /** The batch's transaction failed or was undone: its fact versions never happened. */
+  discardWithin(seqs: readonly number[]): void {
+    const overlay = this.overlay();
+    for (const seq of seqs) overlay.discard(seq);
+  }
+
   /** Resolves once the staged batches `seqs` are stored, rejects with the error of one that failed; null for none. */
   private stored(seqs: number[]): Promise<void> | null {
     if (seqs.length === 0) return null;

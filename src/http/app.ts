@@ -19,6 +19,7 @@ import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
 import { registerGraphRoute } from './routes/graph.js';
+import { registerMemoryBatchRoute } from './routes/memory-batch.js';
 import { registerQueryRoute } from './routes/query.js';
 import { registerRelationshipRoutes } from './routes/relationships.js';
 import { registerSchemaRoutes } from './routes/schema.js';
@@ -60,6 +61,7 @@ export function createRoutes(deps: AppDeps): AppRouter {
   registerRelationshipRoutes(v1, deps);
   registerFactRoutes(v1, deps);
   registerGraphRoute(v1, deps);
+  registerMemoryBatchRoute(v1, deps);
   registerConsolidateRoute(v1, deps);
   registerDocumentRoutes(v1, deps);
   registerSearchRoutes(v1, deps);

@@ -157,6 +157,21 @@ export class GraphStore {
   }
 
   /**
+   * Inside a transaction: stores a fact version as `putFact` does (a new fact's content, or a known fact's
+   * new state), committing with the transaction's other writes (a batch of memory operations).
+   */
+  putFactWithin(scope: Scope, fact: Fact): void {
+    const s = scopeKey(scope);
+    const key = [...s, 'fact', fact.fact_id];
+    if (!this.store.records.doesExist(key)) {
+      void this.store.content.put(key, fact);
+      return;
+    }
+    const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
+    void this.store.records.put([...s, FACT_STATE, fact.fact_id], state);
+  }
+
+  /**
    * Inside a transaction: stores a fact version whole, as it is given (an import restoring history into an
    * empty owner), committing with the transaction's other writes. The owner's actor must reload its facts afterwards.
    */

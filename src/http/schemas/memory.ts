@@ -23,13 +23,15 @@ export const ConsolidateBodySchema = z.strictObject({}).optional();
 /** An erasure receipt is tenant-wide; a multi-tenant key names its partition. */
 export const ReceiptQuerySchema = z.strictObject({ partition: PartitionSchema.optional() });
 
-export const EntityBodySchema = z.strictObject({
+export const entityBodyShape = {
   entity_type: NameSchema(128),
   memory_entity_id: IdSchema.optional(),
   display_name: NameSchema(1024).optional(),
   aliases: z.array(NameSchema(256)).max(100, 'must have at most 100 items').optional(),
   attributes: ScalarMapSchema.optional(),
-});
+};
+
+export const EntityBodySchema = z.strictObject(entityBodyShape);
 
 /** `cursor`: a list's `next_cursor`, passed back unchanged (src/http/list-cursors.ts checks what it says). */
 export const CursorSchema = z
@@ -50,14 +52,16 @@ export const EntityListQuerySchema = z.strictObject({
   cursor: CursorSchema.optional(),
 });
 
-export const RelationshipBodySchema = z.strictObject({
+export const relationshipBodyShape = {
   from_entity_id: IdSchema,
   to_entity_id: IdSchema,
   relationship_type: NameSchema(128),
   relationship_id: IdSchema.optional(),
   attributes: ScalarMapSchema.optional(),
   valid_from: TimestampSchema.optional(),
-});
+};
+
+export const RelationshipBodySchema = z.strictObject(relationshipBodyShape);
 
 const temporalQueryShape = {
   include_inactive: QueryBoolSchema.optional(),
@@ -77,7 +81,7 @@ export const RelationshipListQuerySchema = z.strictObject({
 const SubjectTypeSchema = z.enum(SUBJECT_TYPES, { error: 'must be one of owner, entity, relationship' });
 
 /** A subject id is required for entity and relationship subjects and refused for the owner. */
-function checkSubject(
+export function checkSubject(
   value: { subject_type?: string | undefined; subject_id?: string | undefined },
   ctx: z.core.$RefinementCtx,
 ): void {
@@ -94,18 +98,18 @@ function checkSubject(
   }
 }
 
-export const FactBodySchema = z
-  .strictObject({
-    predicate: NameSchema(256),
-    value: ScalarSchema,
-    subject_type: SubjectTypeSchema.default('owner'),
-    subject_id: IdSchema.optional(),
-    cardinality: z.enum(CARDINALITIES, { error: 'must be single or multi' }).default('single'),
-    valid_from: TimestampSchema.optional(),
-    observed_at: TimestampSchema.optional(),
-    supersedes_fact_id: IdSchema.optional(),
-  })
-  .superRefine(checkSubject);
+export const factBodyShape = {
+  predicate: NameSchema(256),
+  value: ScalarSchema,
+  subject_type: SubjectTypeSchema.default('owner'),
+  subject_id: IdSchema.optional(),
+  cardinality: z.enum(CARDINALITIES, { error: 'must be single or multi' }).default('single'),
+  valid_from: TimestampSchema.optional(),
+  observed_at: TimestampSchema.optional(),
+  supersedes_fact_id: IdSchema.optional(),
+};
+
+export const FactBodySchema = z.strictObject(factBodyShape).superRefine(checkSubject);
 
 export const FactListQuerySchema = z
   .strictObject({

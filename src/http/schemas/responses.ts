@@ -29,6 +29,15 @@ export const MemoryGraphSchema = z
   })
   .meta({ id: 'MemoryGraph' });
 
+export const MemoryBatchResultSchema = z
+  .object({
+    results: z
+      .array(z.union([EntitySchema, RelationshipSchema, FactSchema]))
+      .meta({ description: 'Each operation\'s record as stored, in operation order: an entity, a relationship or a fact.' }),
+    count: z.number().int().meta({ description: 'How many operations were applied: all of them.' }),
+  })
+  .meta({ id: 'MemoryBatchResult' });
+
 export const ForgetReportSchema = z
   .object({ erased: z.object({ entities: z.number().int(), relationships: z.number().int(), facts: z.number().int() }) })
   .meta({ id: 'ForgetReport' });

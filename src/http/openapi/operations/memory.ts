@@ -17,10 +17,12 @@ import {
   EntitySchema,
   FactListSchema,
   FactSchema,
+  MemoryBatchResultSchema,
   MemoryGraphSchema,
   RelationshipListSchema,
   RelationshipSchema,
 } from '../../schemas/responses.js';
+import { MemoryBatchBodySchema } from '../../schemas/memory-batch.js';
 import type { Operation } from '../operation.js';
 
 const byId = (description: string) => z.object({ id: IdSchema.meta({ description }) });
@@ -131,6 +133,21 @@ export const memoryOperations: Operation[] = [
     params: byId('The `fact_id`.'),
     success: { status: 200, description: 'The retracted fact.', schema: FactSchema },
     errors: [404, 409],
+  },
+  {
+    method: 'post',
+    path: '/v1/memory/batch',
+    operationId: 'applyMemoryBatch',
+    tag: 'memory',
+    summary: 'Apply up to 1,000 memory writes',
+    description:
+      'Entity and relationship upserts, fact assertions (with their supersession rules) and retractions of one owner, applied in order, all or nothing, in one transaction. ' +
+      'Later operations may name records of earlier ones by the ids the caller gave them. The first operation refused names itself (`operations[17].value …`, `operations[17]: memory entity x not found`) and nothing of the batch is stored.',
+    query: OwnerQuerySchema,
+    body: { schema: MemoryBatchBodySchema },
+    success: { status: 200, description: 'Each operation\'s record, in order.', schema: MemoryBatchResultSchema },
+    errors: [404, 409, 413],
+    writes: true,
   },
   {
     method: 'get',

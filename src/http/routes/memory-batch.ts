@@ -1,0 +1,80 @@
+import type { BatchOperation, BatchResult } from '../../actors/owner-actor.js';
+import { checkObservedAt } from '../../domain/facts.js';
+import { mintId } from '../../ids.js';
+import { atOperation } from '../../actors/owner-batch.js';
+import { assertUnreachable } from '../../errors.js';
+import type { AppDeps } from '../context.js';
+import { idempotentWrite } from '../idempotency.js';
+import type { AppRouter } from '../router.js';
+import { MemoryBatchBodySchema, type MemoryOperation } from '../schemas/memory-batch.js';
+import { OwnerQuerySchema } from '../schemas/memory.js';
+import { ownerScope } from '../scope.js';
+import { entityJson, factJson, relationshipJson } from '../serialize.js';
+import { parseBody, parseQuery } from '../validate.js';
+
+/** `POST /v1/memory/batch`: up to 1,000 memory writes of one owner, in order, all or nothing (DECISIONS.md, Bulk writes). */
+export function registerMemoryBatchRoute(router: AppRouter, deps: AppDeps): void {
+  router.post('/memory/batch', idempotentWrite(deps, { jsonLimit: deps.batchBodyLimit }), async (ctx) => {
+    const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
+    const { operations } = await parseBody(ctx, MemoryBatchBodySchema, deps.batchBodyLimit);
+    const now = deps.clock.now();
+    const commands = operations.map((operation, i) => {
+      try {
+        return toCommand(operation, now, deps.observedAtMaxSkewMs);
+      } catch (error) {
+        throw atOperation(i, error);
+      }
+    });
+    const results = await deps.actors.actorFor(scope).applyBatch(commands);
+    ctx.body = { results: results.map(resultJson), count: results.length };
+  });
+}
+
+/** An operation as the actor takes it: ids minted where the caller gave none, `observed_at` within its bound. */
+function toCommand(operation: MemoryOperation, now: number, maxSkewMs: number): BatchOperation {
+  switch (operation.op) {
+    case 'upsert_entity': {
+      const { op, ...input } = operation;
+      return { op, input: { ...input, memory_entity_id: input.memory_entity_id ?? mintId('ent') } };
+    }
+    case 'upsert_relationship': {
+      const { op, ...input } = operation;
+      return { op, input: { ...input, relationship_id: input.relationship_id ?? mintId('rel') } };
+    }
+    case 'assert_fact': {
+      if (operation.observed_at !== undefined) checkObservedAt(operation.observed_at, now, maxSkewMs);
+      return {
+        op: operation.op,
+        command: {
+          fact_id: mintId('fact'),
+          subject_type: operation.subject_type,
+          subject_id: operation.subject_id ?? null,
+          predicate: operation.predicate,
+          value: operation.value,
+          cardinality: operation.cardinality,
+          valid_from: operation.valid_from ?? null,
+          observed_at: operation.observed_at,
+          supersedes_fact_id: operation.supersedes_fact_id,
+        },
+      };
+    }
+    case 'retract_fact':
+    case 'retract_relationship':
+      return operation;
+    default:
+      return assertUnreachable(operation);
+  }
+}
+
+function resultJson(result: BatchResult) {
+  switch (result.kind) {
+    case 'entity':
+      return entityJson(result.record);
+    case 'relationship':
+      return relationshipJson(result.record);
+    case 'fact':
+      return factJson(result.record);
+    default:
+      return assertUnreachable(result);
+  }
+}
