@@ -66,6 +66,11 @@ export interface AppState {
   principal: Principal;
   /** The app's owner holds, for `ownerScope` (src/http/scope.ts); set before any route runs. */
   holds?: AppDeps['holds'];
+  /**
+   * Takes `tokens` more from the key's rate limit, or throws 429 (src/http/middleware/rate-limit.ts): set for
+   * keys with a limit, for the bulk routes to charge their items. Absent for keys without a limit.
+   */
+  chargeRate?: (tokens: number) => void;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

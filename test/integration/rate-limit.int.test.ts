@@ -61,3 +61,33 @@ describe('rate limits: a token bucket per key (README, Errors, limits and versio
     expect((await read(SLOW)).status).toBe(200);
   });
 });
+
+describe('bulk routes count one request plus one per 100 items (DECISIONS.md, Bulk writes)', () => {
+  const BULK = 'sk_test_bulk_0123456789abcdef';
+  let bulk: TestService;
+  const bulkClock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+  beforeAll(async () => {
+    bulk = await startTestService({ clock: bulkClock, keys: KeyRing.fromKeys([{ key: BULK, tenant: 'bulk', rateLimit: { per_second: 1, burst: 5 } }]) });
+  });
+  afterAll(async () => {
+    await bulk.stop();
+  });
+  const facts = (n: number) => ({ operations: Array.from({ length: n }, (_, i) => ({ op: 'assert_fact', predicate: `p${i}`, value: i })) });
+  const send = (n: number) => bulk.call('POST', '/v1/memory/batch?entity_id=u', { key: BULK, body: facts(n) });
+
+  it('a batch of 250 takes 3 tokens; 99 items take 1; an over-large batch takes at most a full bucket, and a refused one stores nothing', async () => {
+    expect((await send(250)).status).toBe(200); // 3 of 5
+    expect((await send(99)).status).toBe(200); // 4 of 5
+    const refused = await send(100); // needs 2, 1 left
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const active = async () => {
+      bulkClock.advance(5000);
+      return (await bulk.call('GET', '/v1/memory/facts?entity_id=u&limit=1000', { key: BULK })).body.count;
+    };
+    expect(await active()).toBe(250);
+    bulkClock.advance(5000);
+    expect((await send(1000)).status).toBe(200); // 11 capped at the bucket's 5
+    expect(await active()).toBe(1000);
+  });
+});

@@ -22,13 +22,27 @@ export function rateLimit(clock: Clock): Middleware<AppState> {
       bucket = new TokenBucket(limit);
       buckets.set(principal.keyId, bucket);
     }
-    const taken = bucket.take(clock.now());
-    if (!taken.ok) {
-      const seconds = Math.max(1, Math.ceil(taken.waitMs / 1000));
-      throw new AppError('rate_limited', `rate limit of ${limit.per_second} requests/s (burst ${limit.burst}) exceeded; retry in ${seconds}s`, {
-        headers: { 'Retry-After': String(seconds) },
-      });
-    }
+    const keyBucket = bucket;
+    const take = (tokens: number) => {
+      const taken = keyBucket.take(clock.now(), tokens);
+      if (!taken.ok) throw rateLimited(limit, taken.waitMs);
+    };
+    take(1);
+    // A bulk route charges its items once its body is read; never more than a full bucket holds, so that
+    // any batch the body limits allow can pass once the bucket has refilled.
+    ctx.state.chargeRate = (tokens) => take(Math.min(tokens, Math.max(0, limit.burst - 1)));
     await next();
   };
+}
+
+/** How many more requests a bulk route's `items` count as (DECISIONS.md: one per 100 items). */
+export function bulkCharge(items: number): number {
+  return Math.floor(items / 100);
+}
+
+function rateLimited(limit: { per_second: number; burst: number }, waitMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new AppError('rate_limited', `rate limit of ${limit.per_second} requests/s (burst ${limit.burst}) exceeded; retry in ${seconds}s`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
 }

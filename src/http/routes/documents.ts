@@ -7,6 +7,7 @@ import { scopeOf } from '../../jobs/contract.js';
 import { contentId, mintId } from '../../ids.js';
 import type { AppContext, AppDeps } from '../context.js';
 import { idempotentWrite } from '../idempotency.js';
+import { bulkCharge } from '../middleware/rate-limit.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema } from '../schemas/common.js';
 import {
@@ -60,6 +61,7 @@ export function registerDocumentRoutes(router: AppRouter, deps: AppDeps): void {
     documentServices(deps);
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const { documents } = await parseBody(ctx, DocumentBatchBodySchema, deps.batchBodyLimit);
+    ctx.state.chargeRate?.(bulkCharge(documents.length));
     const inputs = documents.map(({ readers, ...body }, i) => newTextDocument(scope, body, readers, `documents[${i}].content`));
     const docs = await ownerDocuments(deps, scope).insertMany(inputs);
     ctx.status = 201;

@@ -5,6 +5,7 @@ import { atOperation } from '../../actors/owner-batch.js';
 import { assertUnreachable } from '../../errors.js';
 import type { AppDeps } from '../context.js';
 import { idempotentWrite } from '../idempotency.js';
+import { bulkCharge } from '../middleware/rate-limit.js';
 import type { AppRouter } from '../router.js';
 import { MemoryBatchBodySchema, type MemoryOperation } from '../schemas/memory-batch.js';
 import { OwnerQuerySchema } from '../schemas/memory.js';
@@ -17,6 +18,7 @@ export function registerMemoryBatchRoute(router: AppRouter, deps: AppDeps): void
   router.post('/memory/batch', idempotentWrite(deps, { jsonLimit: deps.batchBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const { operations } = await parseBody(ctx, MemoryBatchBodySchema, deps.batchBodyLimit);
+    ctx.state.chargeRate?.(bulkCharge(operations.length));
     const now = deps.clock.now();
     const commands = operations.map((operation, i) => {
       try {
