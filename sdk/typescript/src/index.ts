@@ -17,6 +17,7 @@ export type { Filter, FilterLeaf, Aggregate, DocumentQuery, GroupQuery } from '.
 export type { Hooks, RequestInfo, ResponseInfo, RetryInfo } from './transport.js';
 export * from './errors.js';
 export * from './types.js';
+export { isEntity, isRelationship, isFact } from './records.js';
 export { sniffContentType, contentTypeFromName, modalityOf } from './media-types.js';
 export { VERSION, USER_AGENT } from './version.js';
 export type { components, operations, paths } from './generated/openapi.js';

@@ -10,6 +10,25 @@ export type RelationshipList = Schemas['RelationshipList'];
 export type Fact = Schemas['Fact'];
 export type FactList = Schemas['FactList'];
 export type MemoryGraph = Schemas['MemoryGraph'];
+export type UpsertEntityOperation = Schemas['UpsertEntityOperation'];
+export type UpsertRelationshipOperation = Schemas['UpsertRelationshipOperation'];
+export type AssertFactOperation = Schemas['AssertFactOperation'];
+export type RetractFactOperation = Schemas['RetractFactOperation'];
+export type RetractRelationshipOperation = Schemas['RetractRelationshipOperation'];
+/** One write of `owner.batch`, told apart by `op`: the fields of its single route, or the id its DELETE takes. */
+export type MemoryOperation = UpsertEntityOperation | UpsertRelationshipOperation | AssertFactOperation | RetractFactOperation | RetractRelationshipOperation;
+/** A record a batch answers: the entity, relationship or fact an operation wrote. */
+export type MemoryRecord = Entity | Relationship | Fact;
+/** The record an operation answers: an entity for `upsert_entity`, a relationship for `upsert_relationship` and `retract_relationship`, a fact for the others. */
+export type RecordOf<O extends MemoryOperation> = O extends { op: 'upsert_entity' } ? Entity : O extends { op: 'upsert_relationship' | 'retract_relationship' } ? Relationship : Fact;
+export type MemoryBatchResult = Schemas['MemoryBatchResult'];
+/**
+ * What `owner.batch` answers: each operation's record in operation order. For operations written as an
+ * array literal, `results[i]` has the type of operation i's record; for any other array, `MemoryRecord`.
+ */
+export type MemoryBatch<Ops extends readonly MemoryOperation[] = MemoryOperation[]> = Omit<MemoryBatchResult, 'results'> & {
+  results: { -readonly [K in keyof Ops]: RecordOf<Ops[K]> };
+};
 export type ConsolidationReport = Schemas['ConsolidationReport'];
 export type ErasureAccepted = Schemas['ErasureAccepted'];
 export type ErasureReceipt = Schemas['ErasureReceipt'];

@@ -134,6 +134,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply up to 1,000 memory writes
+         * @description Entity and relationship upserts, fact assertions (with their supersession rules) and retractions of one owner, applied in order, all or nothing, in one transaction. Later operations may name records of earlier ones by the ids the caller gave them. The first operation refused names itself (`operations[17].value …`, `operations[17]: memory entity x not found`) and nothing of the batch is stored.
+         */
+        post: operations["applyMemoryBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/graph": {
         parameters: {
             query?: never;
@@ -546,6 +566,87 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        UpsertEntityOperation: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "upsert_entity";
+            entity_type: string;
+            memory_entity_id?: string;
+            display_name?: string;
+            aliases?: string[];
+            attributes?: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        UpsertRelationshipOperation: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "upsert_relationship";
+            from_entity_id: string;
+            to_entity_id: string;
+            relationship_type: string;
+            relationship_id?: string;
+            attributes?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description RFC 3339 with a time zone offset (Z or ±hh:mm).
+             */
+            valid_from?: string;
+        };
+        AssertFactOperation: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "assert_fact";
+            predicate: string;
+            /** @description A string (at most 16384 characters), number, boolean or null. */
+            value: string | number | boolean | null;
+            /**
+             * @default owner
+             * @enum {string}
+             */
+            subject_type?: "owner" | "entity" | "relationship";
+            subject_id?: string;
+            /**
+             * @default single
+             * @enum {string}
+             */
+            cardinality?: "single" | "multi";
+            /**
+             * Format: date-time
+             * @description RFC 3339 with a time zone offset (Z or ±hh:mm).
+             */
+            valid_from?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with a time zone offset (Z or ±hh:mm).
+             */
+            observed_at?: string;
+            supersedes_fact_id?: string;
+        };
+        RetractFactOperation: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "retract_fact";
+            fact_id: string;
+        };
+        RetractRelationshipOperation: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            op: "retract_relationship";
+            relationship_id: string;
+        };
         /** @description One line of an export: a record of the owner, with its type. */
         ExportLine: {
             /** @constant */
@@ -800,6 +901,12 @@ export interface components {
             count: number;
             /** @description Pass back as `cursor` (with the same filters) for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        MemoryBatchResult: {
+            /** @description Each operation's record as stored, in operation order: an entity, a relationship or a fact. */
+            results: (components["schemas"]["Entity"] | components["schemas"]["Relationship"] | components["schemas"]["Fact"])[];
+            /** @description How many operations were applied: all of them. */
+            count: number;
         };
         MemoryGraph: {
             /** @description The start node first, then the others by distance from it; empty when the start node did not exist yet at `as_of`. */
@@ -1549,6 +1656,50 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    applyMemoryBatch: {
+        parameters: {
+            query: {
+                entity_id: string;
+                partition?: string;
+            };
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Applied in order, all or nothing, in one transaction; later operations may name records of earlier ones by the ids the caller gave them. */
+                    operations: (components["schemas"]["UpsertEntityOperation"] | components["schemas"]["UpsertRelationshipOperation"] | components["schemas"]["AssertFactOperation"] | components["schemas"]["RetractFactOperation"] | components["schemas"]["RetractRelationshipOperation"])[];
+                };
+            };
+        };
+        responses: {
+            /** @description Each operation's record, in order. */
+            200: {
+                headers: {
+                    /** @description The request's id, also in error bodies. */
+                    "X-Request-Id": string;
+                    /** @description Present when the answer is a kept one, replayed for a retried request. */
+                    "Idempotent-Replayed": "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryBatchResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

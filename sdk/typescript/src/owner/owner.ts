@@ -1,5 +1,5 @@
 import type { Transport } from '../transport.js';
-import type { BatchSearchResults, ConsolidationReport, EmbedSearchResults, ErasureAccepted, ExportLine, ImportReport, MemoryGraph, OwnerParams, RequestOptions, SearchHit, SearchResults, WriteOptions } from '../types.js';
+import type { BatchSearchResults, ConsolidationReport, EmbedSearchResults, ErasureAccepted, ExportLine, ImportReport, MemoryBatch, MemoryGraph, MemoryOperation, OwnerParams, RequestOptions, SearchHit, SearchResults, WriteOptions } from '../types.js';
 import { OwnerContext, type OwnerScope } from './context.js';
 import { Documents } from './documents.js';
 import { Entities } from './entities.js';
@@ -74,6 +74,18 @@ export class Owner {
    */
   graph(memoryEntityId: string, params: GraphParams = {}, options?: RequestOptions): Promise<MemoryGraph> {
     return this.ctx.transport.json({ operationId: 'getGraph', method: 'GET', path: '/v1/memory/graph', query: this.ctx.query({ ...params, memory_entity_id: memoryEntityId }), options });
+  }
+
+  /**
+   * Applies 1 to 1,000 writes in order, all or nothing, in one transaction: `upsert_entity`, `upsert_relationship`,
+   * `assert_fact` (the fields of their routes), `retract_fact` (`fact_id`) and `retract_relationship`
+   * (`relationship_id`). Later operations may name what earlier ones wrote by the ids the caller gave. The answer
+   * holds each operation's record in order, typed per position when the operations are an array literal (else
+   * tell them apart with `isEntity`, `isRelationship`, `isFact`). The first operation refused throws, its message
+   * naming `operations[i]` (`NotFoundError`, `InvalidInputError`), and nothing of the batch is stored.
+   */
+  batch<const Ops extends readonly MemoryOperation[]>(operations: Ops & readonly NoInfer<MemoryOperation>[], options?: WriteOptions): Promise<MemoryBatch<Ops>> {
+    return this.ctx.transport.json({ operationId: 'applyMemoryBatch', method: 'POST', path: '/v1/memory/batch', query: this.ctx.query(), json: { operations }, write: true, options });
   }
 
   /** Retracts redundant active facts (kept in history); running it twice retracts nothing the second time. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { isEntity, isFact, isRelationship, type MemoryOperation, NotFoundError } from '@engram-memory/sdk';
 import { client, ownerId } from './harness.js';
 
 describe('memory graph through the SDK', () => {
@@ -54,6 +55,50 @@ describe('memory graph through the SDK', () => {
     assert.deepEqual((await owner.graph(ada.memory_entity_id, { depth: 3 })).nodes.map((n) => n.display_name), ['Ada']);
     const then = await owner.graph(ada.memory_entity_id, { depth: 3, as_of: beforeRetraction, direction: 'outgoing' });
     assert.deepEqual(then.nodes.map((n) => n.display_name), ['Ada', 'Charles', 'Analytical Engine']);
+  });
+
+  test('batch: nodes, an edge, a fact superseded in the same batch and retractions, in order; a refused batch leaves nothing', async () => {
+    const owner = engram.owner(ownerId('batch'));
+    const mood = await owner.facts.assert({ predicate: 'mood', value: 'calm' });
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const { results, count } = await owner.batch(
+      [
+        { op: 'upsert_entity', entity_type: 'person', memory_entity_id: 'ada', display_name: 'Ada' },
+        { op: 'upsert_entity', entity_type: 'project', memory_entity_id: 'engine', aliases: ['AE'] },
+        { op: 'upsert_relationship', from_entity_id: 'ada', to_entity_id: 'engine', relationship_type: 'works_on', relationship_id: 'ada-engine' },
+        { op: 'assert_fact', subject_type: 'entity', subject_id: 'ada', predicate: 'city', value: 'London', observed_at: yesterday },
+        { op: 'assert_fact', subject_type: 'entity', subject_id: 'ada', predicate: 'city', value: 'Paris' },
+        { op: 'retract_fact', fact_id: mood.fact_id },
+        { op: 'retract_relationship', relationship_id: 'ada-engine' },
+      ],
+      { idempotencyKey: `batch-${mood.fact_id}` },
+    );
+    assert.equal(count, 7);
+    // Typed by position: no narrowing needed for an array literal.
+    const [ada, engine, edge, london, paris, calm, retracted] = results;
+    assert.deepEqual([ada.display_name, engine.aliases, edge.relationship_id], ['Ada', ['AE'], 'ada-engine']);
+    assert.deepEqual([london.value, paris.value, paris.supersedes_fact_id], ['London', 'Paris', london.fact_id]);
+    assert.equal(calm.fact_id, mood.fact_id);
+    assert.notEqual(calm.invalid_from, null);
+    assert.notEqual(retracted.invalid_from, null);
+    // The guards tell a record's kind apart when the operations are not a literal.
+    const kinds = (results as (typeof results)[number][]).map((r) => (isEntity(r) ? 'entity' : isRelationship(r) ? 'relationship' : isFact(r) ? 'fact' : '?'));
+    assert.deepEqual(kinds, ['entity', 'entity', 'relationship', 'fact', 'fact', 'fact', 'relationship']);
+    const chain = await owner.facts.history({ subject_type: 'entity', subject_id: 'ada', predicate: 'city' });
+    assert.deepEqual(chain.map((f) => [f.value, f.invalid_from === null]), [['London', false], ['Paris', true]]);
+
+    const refused: MemoryOperation[] = [
+      { op: 'upsert_entity', entity_type: 'person', memory_entity_id: 'cid' },
+      { op: 'assert_fact', predicate: 'colour', value: 'blue' },
+      { op: 'upsert_relationship', from_entity_id: 'cid', to_entity_id: 'zed', relationship_type: 'knows' },
+    ];
+    await assert.rejects(owner.batch(refused), (err: unknown) => {
+      assert.ok(err instanceof NotFoundError, `not a NotFoundError: ${String(err)}`);
+      assert.equal(err.message, 'operations[2]: memory entity zed not found');
+      return true;
+    });
+    assert.deepEqual((await owner.entities.list()).entities.map((e) => e.memory_entity_id), ['ada', 'engine']);
+    assert.equal((await owner.facts.list({ predicate: 'colour', include_inactive: true })).count, 0);
   });
 
   test('facts: assert, supersede, as_of, history, retract, consolidate', async () => {
