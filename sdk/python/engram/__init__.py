@@ -24,6 +24,7 @@ from ._errors import (
     Unavailable,
 )
 from ._models import (
+    AssertFactOperation,
     BatchSearchResults,
     ConsolidationReport,
     Document,
@@ -39,17 +40,23 @@ from ._models import (
     ForgetReport,
     ImportReport,
     Media,
+    MemoryBatchResult,
     MemoryGraph,
     QueryDocuments,
     QueryGroup,
     QueryGroups,
     Relationship,
     RelationshipList,
+    RetractFactOperation,
+    RetractRelationshipOperation,
     SearchHit,
     SearchResults,
     Status,
+    UpsertEntityOperation,
+    UpsertRelationshipOperation,
 )
 from ._models import FieldModel as SchemaField
+from ._operations import MemoryOperation
 from ._sync.client import Engram, Partition
 from ._sync.owner import Owner
 from ._version import __version__

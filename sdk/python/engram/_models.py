@@ -15,16 +15,104 @@ from pydantic import (
 from typing_extensions import TypeAliasType
 
 
+class Alias(RootModel[str]):
+    root: Annotated[str, Field(max_length=256, min_length=1)]
+
+
+class UpsertEntityOperation(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    op: Literal['upsert_entity'] = 'upsert_entity'
+    entity_type: Annotated[str, Field(max_length=128, min_length=1)]
+    memory_entity_id: Annotated[
+        Optional[str], Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    ] = None
+    display_name: Annotated[Optional[str], Field(max_length=1024, min_length=1)] = None
+    aliases: Annotated[Optional[list[Alias]], Field(max_length=100)] = None
+    attributes: Optional[
+        dict[
+            Annotated[str, StringConstraints(min_length=1, max_length=128)],
+            Optional[Union[str, int, float, bool]],
+        ]
+    ] = None
+
+
+class UpsertRelationshipOperation(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    op: Literal['upsert_relationship'] = 'upsert_relationship'
+    from_entity_id: Annotated[str, Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')]
+    to_entity_id: Annotated[str, Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')]
+    relationship_type: Annotated[str, Field(max_length=128, min_length=1)]
+    relationship_id: Annotated[
+        Optional[str], Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    ] = None
+    attributes: Optional[
+        dict[
+            Annotated[str, StringConstraints(min_length=1, max_length=128)],
+            Optional[Union[str, int, float, bool]],
+        ]
+    ] = None
+    valid_from: Optional[AwareDatetime] = None
+    """
+    RFC 3339 with a time zone offset (Z or ±hh:mm).
+    """
+
+
+class AssertFactOperation(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    op: Literal['assert_fact'] = 'assert_fact'
+    predicate: Annotated[str, Field(max_length=256, min_length=1)]
+    value: Optional[Union[str, int, float, bool]]
+    """
+    A string (at most 16384 characters), number, boolean or null.
+    """
+    subject_type: Optional[Literal['owner', 'entity', 'relationship']] = 'owner'
+    subject_id: Annotated[
+        Optional[str], Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    ] = None
+    cardinality: Optional[Literal['single', 'multi']] = 'single'
+    valid_from: Optional[AwareDatetime] = None
+    """
+    RFC 3339 with a time zone offset (Z or ±hh:mm).
+    """
+    observed_at: Optional[AwareDatetime] = None
+    """
+    RFC 3339 with a time zone offset (Z or ±hh:mm).
+    """
+    supersedes_fact_id: Annotated[
+        Optional[str], Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    ] = None
+
+
+class RetractFactOperation(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    op: Literal['retract_fact'] = 'retract_fact'
+    fact_id: Annotated[str, Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')]
+
+
+class RetractRelationshipOperation(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    op: Literal['retract_relationship'] = 'retract_relationship'
+    relationship_id: Annotated[
+        str, Field(pattern='^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$')
+    ]
+
+
 class Partition(RootModel[str]):
     root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
 class DisplayName(RootModel[str]):
     root: Annotated[str, Field(max_length=1024, min_length=1)]
-
-
-class Alias(RootModel[str]):
-    root: Annotated[str, Field(max_length=256, min_length=1)]
 
 
 class Record(BaseModel):
@@ -61,7 +149,7 @@ class ExportLine1(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    type: Literal['entity']
+    type: Literal['entity'] = 'entity'
     record: Record
 
 
@@ -105,7 +193,7 @@ class ExportLine2(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    type: Literal['relationship']
+    type: Literal['relationship'] = 'relationship'
     record: Record1
 
 
@@ -157,7 +245,7 @@ class ExportLine3(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    type: Literal['fact']
+    type: Literal['fact'] = 'fact'
     record: Record2
 
 
@@ -241,7 +329,7 @@ class ExportLine4(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    type: Literal['document']
+    type: Literal['document'] = 'document'
     record: Record3
 
 
@@ -761,6 +849,20 @@ class EntityList(BaseModel):
     next_cursor: Optional[str]
     """
     Pass back as `cursor` (with the same filters) for the next page; null on the last page.
+    """
+
+
+class MemoryBatchResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    results: list[Union[Entity, Relationship, Fact]]
+    """
+    Each operation's record as stored, in operation order: an entity, a relationship or a fact.
+    """
+    count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    How many operations were applied: all of them.
     """
 
 

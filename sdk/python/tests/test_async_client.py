@@ -7,7 +7,8 @@ import json
 
 from conftest import DATA, env, fresh, record
 
-from engram import AsyncEngram, NotFound, QueryDocuments, QueryGroups, RateLimited, RetryEvent
+from engram import (AssertFactOperation, AsyncEngram, Entity, Fact, NotFound, QueryDocuments, QueryGroups, RateLimited,
+                    RetryEvent)
 
 
 async def test_async_memory_with_cursor_iterators(aclient: AsyncEngram) -> None:
@@ -23,6 +24,9 @@ async def test_async_memory_with_cursor_iterators(aclient: AsyncEngram) -> None:
     assert (await owner.get_entity("zoe")).display_name == "Zoe"
     graph = await owner.graph("yan", direction="incoming", include_facts=True)
     assert ([n.memory_entity_id for n in graph.nodes], graph.facts) == (["yan", "zoe"], [])
+    batch = await owner.batch([{"op": "upsert_entity", "entity_type": "person", "memory_entity_id": "xia"},
+                               AssertFactOperation(predicate="mood", value=None)])
+    assert [type(r) for r in batch.results] == [Entity, Fact] and batch.results[1].value is None
     try:
         await owner.get_entity("nobody")
         raise AssertionError("no NotFound")

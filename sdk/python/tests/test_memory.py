@@ -5,9 +5,12 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from conftest import fresh
 
-from engram import Engram, MemoryGraph
+from engram import (AssertFactOperation, Engram, Entity, Fact, MemoryGraph, NotFound, Relationship,
+                    RetractFactOperation, RetractRelationshipOperation, UpsertEntityOperation,
+                    UpsertRelationshipOperation)
 
 
 def test_entities_upsert_get_and_forget(client: Engram) -> None:
@@ -83,6 +86,48 @@ def test_graph_by_depth_with_facts_now_and_as_of_before_a_retraction(client: Eng
     assert (names(then), len(then.edges)) == (["Ada", "Charles", "Analytical Engine"], 2)
     as_text = owner.graph(ada.memory_entity_id, depth=3, as_of=before_retraction.isoformat(), direction="outgoing")
     assert names(as_text) == names(then)
+
+
+def test_batch_applies_in_order_and_a_refused_batch_leaves_nothing(client: Engram) -> None:
+    owner = client.owner(fresh("mem"))
+    mood = owner.assert_fact("mood", "calm")
+    yesterday = datetime.now(timezone.utc) - timedelta(days=1)
+    batch = owner.batch([
+        UpsertEntityOperation(entity_type="person", memory_entity_id="ada", display_name="Ada"),
+        UpsertEntityOperation(entity_type="project", memory_entity_id="engine", aliases=["AE"]),
+        UpsertRelationshipOperation(from_entity_id="ada", to_entity_id="engine", relationship_type="works_on",
+                                    relationship_id="ada-engine"),
+        AssertFactOperation(predicate="city", value="London", subject_type="entity", subject_id="ada",
+                            observed_at=yesterday),
+        # A mapping works as well as a model.
+        {"op": "assert_fact", "predicate": "city", "value": "Paris", "subject_type": "entity", "subject_id": "ada"},
+        RetractFactOperation(fact_id=mood.fact_id),
+        RetractRelationshipOperation(relationship_id="ada-engine"),
+    ])
+    assert batch.count == 7
+    assert [type(r) for r in batch.results] == [Entity, Entity, Relationship, Fact, Fact, Fact, Relationship]
+    ada, engine, edge, london, paris, calm, retracted = batch.results
+    assert isinstance(ada, Entity) and isinstance(engine, Entity) and isinstance(edge, Relationship)
+    assert (ada.display_name, engine.aliases, edge.relationship_id) == ("Ada", ["AE"], "ada-engine")
+    assert isinstance(london, Fact) and isinstance(paris, Fact) and isinstance(calm, Fact)
+    assert (london.value, paris.value, paris.supersedes_fact_id) == ("London", "Paris", london.fact_id)
+    assert calm.fact_id == mood.fact_id and calm.invalid_from is not None
+    assert isinstance(retracted, Relationship) and retracted.invalid_from is not None
+    chain = list(owner.fact_history("city", subject_type="entity", subject_id="ada"))
+    assert [(f.value, f.invalid_from is None) for f in chain] == [("London", False), ("Paris", True)]
+    assert owner.list_facts(predicate="mood").count == 0
+
+    with pytest.raises(NotFound) as refused:
+        owner.batch([
+            UpsertEntityOperation(entity_type="person", memory_entity_id="cid"),
+            AssertFactOperation(predicate="colour", value="blue"),
+            UpsertRelationshipOperation(from_entity_id="cid", to_entity_id="zed", relationship_type="knows"),
+        ])
+    assert refused.value.message == "operations[2]: memory entity zed not found"
+    assert sorted(e.memory_entity_id for e in owner.iter_entities()) == ["ada", "engine"]
+    assert owner.list_facts(predicate="colour", include_inactive=True).count == 0
+    with pytest.raises(ValueError):  # pydantic's ValidationError: the models refuse an unknown field
+        UpsertEntityOperation(entity_type="person", colour="red")  # type: ignore[call-arg]
 
 
 def test_fact_iterator_reads_25_facts_in_pages_of_10(client: Engram) -> None:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Literal, Mapping
 from .._core import Call, OwnerScope, body, seg, write_call
 from .._filters import EntityFilters, FactFilters, RelationshipFilters, Timestamp
 from .._models import (ConsolidationReport, Entity, EntityList, ErasureAccepted, ErasureReceipt, Fact, FactList,
-                       ForgetReport, ImportReport, MemoryGraph, Relationship, RelationshipList)
+                       ForgetReport, ImportReport, MemoryBatchResult, MemoryGraph, Relationship, RelationshipList)
+from .._operations import MemoryOperation, operation_json
 from .pages import follow_cursor
 
 if TYPE_CHECKING:
@@ -124,6 +125,20 @@ class AsyncMemory(OwnerScope):
             memory_entity_id=memory_entity_id, depth=depth, direction=direction,
             relationship_type=relationship_type, as_of=as_of, include_facts=include_facts))
         return await self._client._model(call, MemoryGraph)
+
+    # Many writes at once
+    async def batch(self, operations: Sequence[Union[MemoryOperation, Mapping[str, Any]]], *,
+                    idempotency_key: Optional[str] = None) -> MemoryBatchResult:
+        """1 to 1,000 writes applied in order, all or nothing, in one transaction: each an operation model
+        (`UpsertEntityOperation(entity_type="person", memory_entity_id="ann")`, `UpsertRelationshipOperation`,
+        `AssertFactOperation`, `RetractFactOperation(fact_id=...)`, `RetractRelationshipOperation`) or the
+        same as a mapping with its `op`. Later operations may name what earlier ones wrote by the ids the
+        caller gave. `results` holds each operation's record in order, an `Entity`, `Relationship` or `Fact`
+        (`isinstance` tells which). The first operation refused raises, naming `operations[i]`, and nothing
+        of the batch is stored."""
+        json = {"operations": [operation_json(op) for op in operations]}
+        call = write_call("POST", "/v1/memory/batch", idempotency_key, params=self._scope(), json=json)
+        return await self._client._model(call, MemoryBatchResult)
 
     # The owner as a whole
     async def export_lines(self) -> AsyncIterator[str]:
