@@ -127,6 +127,78 @@ func TestGraphByDepthNowAndAsOfBeforeARetraction(t *testing.T) {
 	}
 }
 
+func TestBatchAppliesInOrderAndARefusedBatchLeavesNothing(t *testing.T) {
+	var keys []string
+	c, ctx := newClient(t, observed(func(a engram.Attempt) {
+		if a.Operation == "applyMemoryBatch" {
+			keys = append(keys, a.IdempotencyKey)
+		}
+	})), ctx(t)
+	owner := c.Owner(ownerID(t))
+	mood := must[*engram.Fact](t)(owner.AssertFact(ctx, engram.AssertFactRequest{Predicate: "mood", Value: "calm"}))
+	yesterday := time.Now().Add(-24 * time.Hour)
+	res := must[*engram.MemoryBatchResult](t)(owner.Batch(ctx, []engram.MemoryOperation{
+		engram.UpsertEntityOperation{EntityType: "person", MemoryEntityID: "ada", DisplayName: "Ada"},
+		&engram.UpsertEntityOperation{EntityType: "project", MemoryEntityID: "engine", Aliases: []string{"AE"}},
+		engram.UpsertRelationshipOperation{FromEntityID: "ada", ToEntityID: "engine", RelationshipType: "works_on", RelationshipID: "ada-engine"},
+		engram.AssertFactOperation{SubjectType: engram.SubjectTypeEntity, SubjectID: "ada", Predicate: "city", Value: "London", ObservedAt: &yesterday},
+		engram.AssertFactOperation{SubjectType: engram.SubjectTypeEntity, SubjectID: "ada", Predicate: "city", Value: "Paris"},
+		engram.RetractFactOperation{FactID: mood.FactID},
+		engram.RetractRelationshipOperation{RelationshipID: "ada-engine"},
+	}))
+	if res.Count != 7 || len(res.Results) != 7 {
+		t.Fatalf("count %d, %d results, want 7", res.Count, len(res.Results))
+	}
+	kinds := ""
+	for _, r := range res.Results {
+		switch {
+		case r.Entity != nil:
+			kinds += "E"
+		case r.Relationship != nil:
+			kinds += "R"
+		case r.Fact != nil:
+			kinds += "F"
+		}
+	}
+	if kinds != "EERFFFR" {
+		t.Fatalf("results are %s, want EERFFFR (entity, relationship, fact in operation order)", kinds)
+	}
+	ada, engine, edge, london, paris, calm, retracted := res.Results[0].Entity, res.Results[1].Entity, res.Results[2].Relationship,
+		res.Results[3].Fact, res.Results[4].Fact, res.Results[5].Fact, res.Results[6].Relationship
+	if *ada.DisplayName != "Ada" || engine.Aliases[0] != "AE" || edge.RelationshipID != "ada-engine" {
+		t.Fatalf("records: %+v %+v %+v", ada, engine, edge)
+	}
+	if london.Value != "London" || paris.Value != "Paris" || paris.SupersedesFactID == nil || *paris.SupersedesFactID != london.FactID {
+		t.Fatalf("Paris does not supersede London: %+v, %+v", london, paris)
+	}
+	if calm.FactID != mood.FactID || calm.InvalidFrom == nil || retracted.InvalidFrom == nil {
+		t.Fatalf("retractions: %+v, %+v", calm, retracted)
+	}
+	chain := collect(t, owner.FactHistory(ctx, engram.ListFactsParams{SubjectType: engram.SubjectTypeEntity, SubjectID: "ada", Predicate: "city"}))
+	if len(chain) != 2 || chain[0].Value != "London" || chain[0].InvalidFrom == nil || chain[1].Value != "Paris" || chain[1].InvalidFrom != nil {
+		t.Fatalf("city's chain: %+v", chain)
+	}
+
+	_, err := owner.Batch(ctx, []engram.MemoryOperation{
+		engram.UpsertEntityOperation{EntityType: "person", MemoryEntityID: "cid"},
+		engram.AssertFactOperation{Predicate: "colour", Value: "blue"},
+		engram.UpsertRelationshipOperation{FromEntityID: "cid", ToEntityID: "zed", RelationshipType: "knows"},
+	})
+	var apiErr *engram.Error
+	if !errors.Is(err, engram.ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Message != "operations[2]: memory entity zed not found" {
+		t.Fatalf("an edge to a missing node: %v", err)
+	}
+	if entities := collect(t, owner.Entities(ctx, nil)); len(entities) != 2 {
+		t.Fatalf("the refused batch left entities: %+v", entities)
+	}
+	if colours := must[*engram.FactList](t)(owner.ListFacts(ctx, &engram.ListFactsParams{Predicate: "colour", IncludeInactive: true})); colours.Count != 0 {
+		t.Fatalf("the refused batch left facts: %+v", colours.Facts)
+	}
+	if len(keys) != 2 || keys[0] == "" || keys[0] == keys[1] {
+		t.Fatalf("each batch carries an Idempotency-Key of its own: %q", keys)
+	}
+}
+
 func TestFactsIteratorAcrossPages(t *testing.T) {
 	c, ctx := newClient(t), ctx(t)
 	owner := c.Owner(ownerID(t))

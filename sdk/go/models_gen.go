@@ -10,6 +10,118 @@ import (
 	"time"
 )
 
+type UpsertEntityOperation struct {
+	EntityType     string         `json:"entity_type"`
+	MemoryEntityID string         `json:"memory_entity_id,omitempty"`
+	DisplayName    string         `json:"display_name,omitempty"`
+	Aliases        []string       `json:"aliases,omitempty"`
+	Attributes     map[string]any `json:"attributes,omitempty"`
+}
+
+// MarshalJSON writes the UpsertEntityOperation with its "op", "upsert_entity".
+func (v UpsertEntityOperation) MarshalJSON() ([]byte, error) {
+	type fields UpsertEntityOperation
+	return json.Marshal(struct {
+		Tag string `json:"op"`
+		fields
+	}{"upsert_entity", fields(v)})
+}
+
+type UpsertRelationshipOperation struct {
+	FromEntityID     string         `json:"from_entity_id"`
+	ToEntityID       string         `json:"to_entity_id"`
+	RelationshipType string         `json:"relationship_type"`
+	RelationshipID   string         `json:"relationship_id,omitempty"`
+	Attributes       map[string]any `json:"attributes,omitempty"`
+	// RFC 3339 with a time zone offset (Z or ±hh:mm).
+	ValidFrom *time.Time `json:"valid_from,omitempty"`
+}
+
+// MarshalJSON writes the UpsertRelationshipOperation with its "op", "upsert_relationship".
+func (v UpsertRelationshipOperation) MarshalJSON() ([]byte, error) {
+	type fields UpsertRelationshipOperation
+	return json.Marshal(struct {
+		Tag string `json:"op"`
+		fields
+	}{"upsert_relationship", fields(v)})
+}
+
+// SubjectType is one of the values the API names.
+type SubjectType string
+
+const (
+	SubjectTypeOwner        SubjectType = "owner"
+	SubjectTypeEntity       SubjectType = "entity"
+	SubjectTypeRelationship SubjectType = "relationship"
+)
+
+// SubjectTypeValues lists every SubjectType the API defines.
+func SubjectTypeValues() []SubjectType {
+	return []SubjectType{SubjectTypeOwner, SubjectTypeEntity, SubjectTypeRelationship}
+}
+
+// Cardinality is one of the values the API names.
+type Cardinality string
+
+const (
+	CardinalitySingle Cardinality = "single"
+	CardinalityMulti  Cardinality = "multi"
+)
+
+// CardinalityValues lists every Cardinality the API defines.
+func CardinalityValues() []Cardinality {
+	return []Cardinality{CardinalitySingle, CardinalityMulti}
+}
+
+type AssertFactOperation struct {
+	Predicate string `json:"predicate"`
+	// A string (at most 16384 characters), number, boolean or null.
+	Value       any         `json:"value"`
+	SubjectType SubjectType `json:"subject_type,omitempty"`
+	SubjectID   string      `json:"subject_id,omitempty"`
+	Cardinality Cardinality `json:"cardinality,omitempty"`
+	// RFC 3339 with a time zone offset (Z or ±hh:mm).
+	ValidFrom *time.Time `json:"valid_from,omitempty"`
+	// RFC 3339 with a time zone offset (Z or ±hh:mm).
+	ObservedAt       *time.Time `json:"observed_at,omitempty"`
+	SupersedesFactID string     `json:"supersedes_fact_id,omitempty"`
+}
+
+// MarshalJSON writes the AssertFactOperation with its "op", "assert_fact".
+func (v AssertFactOperation) MarshalJSON() ([]byte, error) {
+	type fields AssertFactOperation
+	return json.Marshal(struct {
+		Tag string `json:"op"`
+		fields
+	}{"assert_fact", fields(v)})
+}
+
+type RetractFactOperation struct {
+	FactID string `json:"fact_id"`
+}
+
+// MarshalJSON writes the RetractFactOperation with its "op", "retract_fact".
+func (v RetractFactOperation) MarshalJSON() ([]byte, error) {
+	type fields RetractFactOperation
+	return json.Marshal(struct {
+		Tag string `json:"op"`
+		fields
+	}{"retract_fact", fields(v)})
+}
+
+type RetractRelationshipOperation struct {
+	RelationshipID string `json:"relationship_id"`
+}
+
+// MarshalJSON writes the RetractRelationshipOperation with its "op", "retract_relationship".
+func (v RetractRelationshipOperation) MarshalJSON() ([]byte, error) {
+	type fields RetractRelationshipOperation
+	return json.Marshal(struct {
+		Tag string `json:"op"`
+		fields
+	}{"retract_relationship", fields(v)})
+}
+
 type ExportEntity struct {
 	MemoryEntityID string         `json:"memory_entity_id"`
 	EntityID       string         `json:"entity_id"`
@@ -50,33 +162,6 @@ type ExportRelationship struct {
 type ExportLineRelationship struct {
 	Type   string             `json:"type"`
 	Record ExportRelationship `json:"record"`
-}
-
-// SubjectType is one of the values the API names.
-type SubjectType string
-
-const (
-	SubjectTypeOwner        SubjectType = "owner"
-	SubjectTypeEntity       SubjectType = "entity"
-	SubjectTypeRelationship SubjectType = "relationship"
-)
-
-// SubjectTypeValues lists every SubjectType the API defines.
-func SubjectTypeValues() []SubjectType {
-	return []SubjectType{SubjectTypeOwner, SubjectTypeEntity, SubjectTypeRelationship}
-}
-
-// Cardinality is one of the values the API names.
-type Cardinality string
-
-const (
-	CardinalitySingle Cardinality = "single"
-	CardinalityMulti  Cardinality = "multi"
-)
-
-// CardinalityValues lists every Cardinality the API defines.
-func CardinalityValues() []Cardinality {
-	return []Cardinality{CardinalitySingle, CardinalityMulti}
 }
 
 type ExportFact struct {
@@ -332,6 +417,53 @@ type FactList struct {
 	Count int `json:"count"`
 	// Pass back as `cursor` (with the same filters) for the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+// MemoryRecord is one of Entity, Relationship, Fact: exactly one field is set, chosen by the keys the answer holds.
+type MemoryRecord struct {
+	Entity       *Entity
+	Relationship *Relationship
+	Fact         *Fact
+}
+
+func (u *MemoryRecord) UnmarshalJSON(data []byte) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return err
+	}
+	*u = MemoryRecord{}
+	if hasKeys(keys, []string{"fact_id", "entity_id", "partition", "subject_type", "subject_id", "predicate", "value", "cardinality", "valid_from", "observed_at", "invalid_from", "supersedes_fact_id", "created_at", "updated_at"}...) {
+		u.Fact = new(Fact)
+		return json.Unmarshal(data, u.Fact)
+	}
+	if hasKeys(keys, []string{"relationship_id", "entity_id", "partition", "from_entity_id", "to_entity_id", "relationship_type", "attributes", "valid_from", "observed_at", "invalid_from", "created_at", "updated_at"}...) {
+		u.Relationship = new(Relationship)
+		return json.Unmarshal(data, u.Relationship)
+	}
+	if hasKeys(keys, []string{"memory_entity_id", "entity_id", "partition", "entity_type", "display_name", "aliases", "attributes", "created_at", "updated_at"}...) {
+		u.Entity = new(Entity)
+		return json.Unmarshal(data, u.Entity)
+	}
+	return fmt.Errorf("engram: MemoryRecord matches none of its alternatives")
+}
+
+func (u MemoryRecord) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.Entity != nil:
+		return json.Marshal(u.Entity)
+	case u.Relationship != nil:
+		return json.Marshal(u.Relationship)
+	case u.Fact != nil:
+		return json.Marshal(u.Fact)
+	}
+	return []byte("null"), nil
+}
+
+type MemoryBatchResult struct {
+	// Each operation's record as stored, in operation order: an entity, a relationship or a fact.
+	Results []MemoryRecord `json:"results"`
+	// How many operations were applied: all of them.
+	Count int `json:"count"`
 }
 
 type MemoryGraph struct {
@@ -676,6 +808,27 @@ type AssertFactRequest struct {
 	// RFC 3339 with a time zone offset (Z or ±hh:mm).
 	ObservedAt       *time.Time `json:"observed_at,omitempty"`
 	SupersedesFactID string     `json:"supersedes_fact_id,omitempty"`
+}
+
+// MemoryOperation is one of UpsertEntityOperation, UpsertRelationshipOperation, AssertFactOperation, RetractFactOperation, RetractRelationshipOperation, each sent with its "op".
+type MemoryOperation interface {
+	isMemoryOperation()
+}
+
+func (UpsertEntityOperation) isMemoryOperation() {}
+
+func (UpsertRelationshipOperation) isMemoryOperation() {}
+
+func (AssertFactOperation) isMemoryOperation() {}
+
+func (RetractFactOperation) isMemoryOperation() {}
+
+func (RetractRelationshipOperation) isMemoryOperation() {}
+
+// ApplyMemoryBatchRequest is the body of POST /v1/memory/batch (applyMemoryBatch).
+type ApplyMemoryBatchRequest struct {
+	// Applied in order, all or nothing, in one transaction; later operations may name records of earlier ones by the ids the caller gave them.
+	Operations []MemoryOperation `json:"operations"`
 }
 
 // TextContentType is one of the values the API names.
@@ -1074,6 +1227,7 @@ var (
 	opListFacts           = operation{id: "listFacts", method: "GET", path: "/v1/memory/facts", idempotent: false}
 	opAssertFact          = operation{id: "assertFact", method: "POST", path: "/v1/memory/facts", idempotent: true}
 	opRetractFact         = operation{id: "retractFact", method: "DELETE", path: "/v1/memory/facts/{id}", idempotent: false}
+	opApplyMemoryBatch    = operation{id: "applyMemoryBatch", method: "POST", path: "/v1/memory/batch", idempotent: true}
 	opGetGraph            = operation{id: "getGraph", method: "GET", path: "/v1/memory/graph", idempotent: false}
 	opConsolidate         = operation{id: "consolidate", method: "POST", path: "/v1/memory/consolidate", idempotent: true}
 	opEraseOwner          = operation{id: "eraseOwner", method: "DELETE", path: "/v1/memory", idempotent: false}
@@ -1112,6 +1266,7 @@ var operations = []operation{
 	opListFacts,
 	opAssertFact,
 	opRetractFact,
+	opApplyMemoryBatch,
 	opGetGraph,
 	opConsolidate,
 	opEraseOwner,

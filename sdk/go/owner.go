@@ -139,6 +139,17 @@ func (o *Owner) RetractFact(ctx context.Context, id string) (*Fact, error) {
 	return do[Fact](ctx, o.c, &request{op: opRetractFact, pathArgs: []string{id}, query: o.query()})
 }
 
+// Batch applies 1 to 1,000 writes in order, all or nothing, in one transaction: UpsertEntityOperation,
+// UpsertRelationshipOperation, AssertFactOperation, RetractFactOperation and RetractRelationshipOperation
+// values (or pointers to them). Later operations may name what earlier ones wrote by the ids the caller
+// gave. The result holds each operation's record in order; exactly one of its Entity, Relationship and
+// Fact is set. The first operation refused fails the call with an *Error whose message names
+// operations[i] (ErrNotFound for a missing record, ErrInvalidInput for bad input), and nothing of the
+// batch is stored. Like every write it carries an Idempotency-Key, the same on each retry.
+func (o *Owner) Batch(ctx context.Context, ops []MemoryOperation, opts ...CallOption) (*MemoryBatchResult, error) {
+	return do[MemoryBatchResult](ctx, o.c, &request{op: opApplyMemoryBatch, query: o.query(), body: jsonBody(ApplyMemoryBatchRequest{Operations: ops}), callOptions: opts})
+}
+
 // Graph returns the neighbourhood of the node memoryEntityID: the nodes reached over at most p.Depth
 // edges (default 1, at most 3) followed in p.Direction, and every edge between them; now, or as the
 // service knew it at p.AsOf. p.IncludeFacts adds the facts active then about them. p may be nil.

@@ -22,6 +22,11 @@ const spec = `{
         "requestBody": {"content": {"application/json": {"schema": {"type": "object",
           "properties": {"name": {"type": "string"}, "score": {"type": "number"}, "when": {"type": "string", "format": "date-time"}},
           "required": ["name"]}}}}}
+    },
+    "/v1/things/batch": {
+      "post": {"operationId": "changeThings", "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+        "properties": {"changes": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/AddThing"}, {"$ref": "#/components/schemas/DropThing"}]}}},
+        "required": ["changes"]}}}}}
     }
   },
   "components": {"schemas": {
@@ -39,6 +44,8 @@ const spec = `{
     "Page": {"type": "object", "properties": {"items": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}, "more": {"type": "boolean"}}, "required": ["items", "more"]},
     "Groups": {"type": "object", "properties": {"groups": {"type": "array", "items": {"type": "string"}}}, "required": ["groups"]},
     "Result": {"anyOf": [{"$ref": "#/components/schemas/Page"}, {"$ref": "#/components/schemas/Groups"}]},
+    "AddThing": {"type": "object", "properties": {"op": {"type": "string", "const": "add"}, "name": {"type": "string"}}, "required": ["op", "name"]},
+    "DropThing": {"type": "object", "properties": {"op": {"type": "string", "const": "drop"}, "thing_id": {"type": "string"}}, "required": ["op", "thing_id"]},
     "Line": {"oneOf": [
       {"type": "object", "properties": {"type": {"type": "string", "const": "a"}, "record": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}, "required": ["type", "record"]},
       {"type": "object", "properties": {"type": {"type": "string", "const": "b"}, "record": {"type": "object", "properties": {"y": {"type": "boolean"}}, "required": ["y"]}}, "required": ["type", "record"]}
@@ -72,6 +79,13 @@ func TestGenerateReadsTheOpenAPI31Constructs(t *testing.T) {
 		"Score *float64 `json:\"score,omitempty\"`", // an optional number can be sent as 0
 		"When *time.Time `json:\"when,omitempty\"`",
 		"type MakeThingRequest struct",
+		// a oneOf of references told apart by a const, in a request: a sealed interface, each alternative
+		// a struct without the tag that its MarshalJSON writes
+		"type ChangeThingsRequestChangesItem interface {\n\tisChangeThingsRequestChangesItem()\n}",
+		"func (DropThing) isChangeThingsRequestChangesItem() {}",
+		"Changes []ChangeThingsRequestChangesItem `json:\"changes\"`",
+		"type AddThing struct {\n\tName string `json:\"name\"`\n}",
+		"Tag string `json:\"op\"`\n\t\tfields\n\t}{\"drop\", fields(v)})",
 		"type ListThingsParams struct",
 		"q.Set(\"as_of\", p.AsOf.Format(time.RFC3339Nano))",
 		"opMakeThing = operation{id: \"makeThing\", method: \"POST\", path: \"/v1/things\", idempotent: true}",

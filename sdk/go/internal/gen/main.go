@@ -57,6 +57,7 @@ func Generate(spec []byte) ([]byte, error) {
 		return nil, fmt.Errorf("reading the document: %w", err)
 	}
 	g := newGenerator(&doc)
+	g.collectSentUnions()
 	for _, p := range doc.Components.Schemas {
 		name := preferred(goName(p.Name))
 		switch t := g.nonNullType(p.Schema, name); {

@@ -19,15 +19,18 @@ const (
 // generator turns schemas into Go declarations, naming inline types after where they appear.
 type generator struct {
 	doc      *Document
-	decls    []string          // emitted declarations, in order
-	kinds    map[string]kind   // named type -> kind
-	enumSigs map[string]string // enum value list -> type name, so one enum is one type
-	shapes   map[string]string // struct shape -> type name, so identical inline objects share a type
-	unions   bool              // whether the union helpers are needed
+	decls    []string               // emitted declarations, in order
+	kinds    map[string]kind        // named type -> kind
+	enumSigs map[string]string      // enum value list -> type name, so one enum is one type
+	shapes   map[string]string      // struct shape -> type name, so identical inline objects share a type
+	unions   bool                   // whether the union helpers are needed
+	sent     map[*Schema]string     // unions the caller sends (request bodies) -> their tag property
+	variants map[string]sentVariant // struct name -> the tag it writes as an alternative of a sent union
 }
 
 func newGenerator(doc *Document) *generator {
-	return &generator{doc: doc, kinds: map[string]kind{}, enumSigs: map[string]string{}, shapes: map[string]string{}}
+	return &generator{doc: doc, kinds: map[string]kind{}, enumSigs: map[string]string{}, shapes: map[string]string{},
+		sent: map[*Schema]string{}, variants: map[string]sentVariant{}}
 }
 
 func (g *generator) emit(format string, args ...any) {
@@ -152,7 +155,11 @@ func (g *generator) enumType(names []string, s *Schema) string {
 // may send null); optional ones carry omitempty, and are pointers when their zero value would be sent.
 func (g *generator) structType(name string, s *Schema) string {
 	fields := make([]string, 0, len(s.Properties))
+	variant, isVariant := g.variants[name]
 	for _, p := range s.Properties {
+		if isVariant && p.Name == variant.prop {
+			continue // the type says it; MarshalJSON writes it
+		}
 		fname := goName(p.Name)
 		var t string
 		if inner, _ := p.Schema.nonNull(); len(inner.Enum) > 0 && !genericPropertyNames[p.Name] {
@@ -177,6 +184,11 @@ func (g *generator) structType(name string, s *Schema) string {
 		fields = append(fields, fmt.Sprintf("%s\t%s %s `json:%q`", comment(p.Schema.Description, ""), fname, t, tag))
 	}
 	shape := strings.Join(fields, "\n")
+	if isVariant { // a type of its own, whatever its shape: it implements its union
+		g.kinds[name] = kindStruct
+		g.emit("%stype %s struct {\n%s\n}\n\n%s", comment(s.Description, ""), name, shape, sentVariantMarshal(name, variant))
+		return name
+	}
 	if existing, ok := g.shapes[shape]; ok {
 		return existing
 	}
@@ -186,10 +198,14 @@ func (g *generator) structType(name string, s *Schema) string {
 	return name
 }
 
-// unionType handles anyOf/oneOf: alternatives told apart by a `const` property become a tagged union;
+// unionType handles anyOf/oneOf: a union the caller sends is a sealed interface (sent.go); alternatives
+// told apart by a `const` property become a tagged union;
 // references to object schemas become a union chosen by the required keys present; inline objects
 // without a tag merge into one struct whose fields are all optional; anything else is `any`.
 func (g *generator) unionType(name string, s *Schema) string {
+	if tag, ok := g.sent[s]; ok {
+		return g.sentUnion(name, s, tag)
+	}
 	alts := s.OneOf
 	if len(alts) == 0 {
 		alts = s.AnyOf
