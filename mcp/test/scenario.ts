@@ -11,8 +11,10 @@ interface Entity { memory_entity_id: string; display_name: string | null }
 interface Relationship { relationship_id: string; from_entity_id: string; to_entity_id: string; invalid_from: string | null }
 
 const EXPECTED_TOOLS = [
-  'add_entity', 'add_memory', 'add_relationship', 'find_entity', 'forget', 'graph_neighbourhood', 'recall_facts', 'remember_fact', 'search_memories',
+  'add_entity', 'add_memory', 'add_relationship', 'find_entity', 'forget', 'graph_neighbourhood', 'recall_facts', 'remember_fact', 'remember_many', 'search_memories',
 ];
+/** forget retracts; remember_many may (a retract_* operation), so it carries the same warning. */
+const DESTRUCTIVE_TOOLS = ['forget', 'remember_many'];
 const READ_ONLY_TOOLS = ['find_entity', 'graph_neighbourhood', 'recall_facts', 'search_memories'];
 
 export function memoryScenario(transport: string, connect: (owner: string) => Promise<Connection>): void {
@@ -33,7 +35,7 @@ export function memoryScenario(transport: string, connect: (owner: string) => Pr
         assert.ok((tool.description ?? '').length > 150, `${tool.name} has a description a model can use`);
         const hints = tool.annotations ?? {};
         assert.equal(hints.readOnlyHint, READ_ONLY_TOOLS.includes(tool.name), `${tool.name} readOnlyHint`);
-        assert.equal(hints.destructiveHint, tool.name === 'forget', `${tool.name} destructiveHint`);
+        assert.equal(hints.destructiveHint, DESTRUCTIVE_TOOLS.includes(tool.name), `${tool.name} destructiveHint`);
         assert.equal(typeof hints.idempotentHint, 'boolean', `${tool.name} idempotentHint`);
         assert.equal(hints.openWorldHint, false);
         assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
@@ -41,6 +43,9 @@ export function memoryScenario(transport: string, connect: (owner: string) => Pr
         assert.equal('owner' in (tool.inputSchema.properties ?? {}), false, `${tool.name} offers no owner argument`);
       }
       assert.equal(tools.find((t) => t.name === 'forget')?.annotations?.idempotentHint, true);
+      const many = tools.find((t) => t.name === 'remember_many');
+      assert.equal(many?.annotations?.idempotentHint, false, 'a repeated batch asserts its facts again');
+      assert.match(many?.description ?? '', /At most 100 operations/);
       assert.match(conn.client.getInstructions() ?? '', /long-term memory/);
     });
 
@@ -137,6 +142,77 @@ export function memoryScenario(transport: string, connect: (owner: string) => Pr
       assert.equal(again.invalid_from, forgot.invalid_from);
     });
 
+    test('remember_many: entities, an edge and two facts in one call; the second fact supersedes the first; recall shows the history', async () => {
+      const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
+      const stored = await call(conn.client, 'remember_many', {
+        operations: [
+          { op: 'upsert_entity', entity_type: 'person', display_name: 'Grace Hopper', memory_entity_id: 'grace' },
+          { op: 'upsert_entity', entity_type: 'organisation', display_name: 'Navy', memory_entity_id: 'navy' },
+          { op: 'upsert_relationship', from_entity_id: 'grace', to_entity_id: 'navy', relationship_type: 'served_in', relationship_id: 'grace-navy' },
+          { op: 'assert_fact', subject_type: 'entity', subject_id: 'grace', predicate: 'rank', value: 'Commander', observed_at: hourAgo },
+          { op: 'assert_fact', subject_type: 'entity', subject_id: 'grace', predicate: 'rank', value: 'Rear Admiral' },
+        ],
+      });
+      const { results, count } = ok<{ results: { op: string; entity?: Entity; relationship?: Relationship; fact?: Fact }[]; count: number }>(stored);
+      assert.equal(count, 5);
+      assert.deepEqual(results.map((r) => r.op), ['upsert_entity', 'upsert_entity', 'upsert_relationship', 'assert_fact', 'assert_fact']);
+      assert.deepEqual([results[0]?.entity?.memory_entity_id, results[2]?.relationship?.relationship_id], ['grace', 'grace-navy']);
+      const [commander, admiral] = [results[3]?.fact as Fact, results[4]?.fact as Fact];
+      assert.equal(admiral.supersedes_fact_id, commander.fact_id, 'a single fact supersedes the one asserted earlier in the same call');
+      const text = textOf(stored);
+      assert.match(text, /^Stored 5 operations, all in one transaction:/);
+      assert.match(text, /^- operations\[0\]: entity Grace Hopper \(person\) \[grace\]$/m);
+      assert.match(text, /^- operations\[2\]: relationship grace -\[served_in\]-> navy .*\[grace-navy\]$/m);
+      assert.match(text, new RegExp(`^- operations\\[4\\]: fact rank = "Rear Admiral" about entity grace .*superseding ${commander.fact_id} \\(kept in history\\)$`, 'm'));
+
+      const history = ok<{ facts: Fact[] }>(await call(conn.client, 'recall_facts', { subject_type: 'entity', subject_id: 'grace', predicate: 'rank', history: true })).facts;
+      assert.deepEqual(history.map((f) => [f.value, f.invalid_from === null]), [['Commander', false], ['Rear Admiral', true]]);
+      assert.equal(history[0]?.invalid_from, admiral.observed_at);
+      const graph = ok<{ edges: Relationship[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: 'grace' }));
+      assert.deepEqual(graph.edges.map((e) => e.relationship_id), ['grace-navy']);
+
+      const retracted = await call(conn.client, 'remember_many', {
+        operations: [
+          { op: 'retract_relationship', relationship_id: 'grace-navy' },
+          { op: 'retract_fact', fact_id: admiral.fact_id },
+        ],
+      });
+      const gone = ok<{ results: { op: string; relationship?: Relationship; fact?: Fact }[] }>(retracted).results;
+      assert.notEqual(gone[0]?.relationship?.invalid_from, null);
+      assert.notEqual(gone[1]?.fact?.invalid_from, null);
+      assert.match(textOf(retracted), /^- operations\[0\]: retracted relationship grace -\[served_in\]-> navy .*retracted from/m);
+      assert.deepEqual(ok<{ edges: Relationship[] }>(await call(conn.client, 'graph_neighbourhood', { memory_entity_id: 'grace' })).edges, []);
+      assert.deepEqual(ok<{ facts: Fact[] }>(await call(conn.client, 'recall_facts', { subject_type: 'entity', subject_id: 'grace', predicate: 'rank' })).facts, []);
+    });
+
+    test('remember_many refused by the service (an edge to a missing entity): a tool error naming operations[i], and nothing stored', async () => {
+      const refused = await call(conn.client, 'remember_many', {
+        operations: [
+          { op: 'assert_fact', predicate: 'refused_batch_marker', value: 'kept?' },
+          { op: 'upsert_entity', entity_type: 'person', memory_entity_id: 'orphan' },
+          { op: 'upsert_relationship', from_entity_id: 'orphan', to_entity_id: 'nobody', relationship_type: 'knows' },
+          { op: 'assert_fact', subject_type: 'entity', subject_id: 'orphan', predicate: 'mood', value: 'lonely' },
+        ],
+      });
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^Engram API error 404 not_found: operations\[2\]: memory entity nobody not found, request_id \S+/);
+      const direct = engram.owner(owner);
+      assert.deepEqual((await direct.facts.list({ predicate: 'refused_batch_marker', include_inactive: true })).facts, []);
+      assert.deepEqual((await direct.entities.list({ entity_type: 'person' })).entities.filter((e) => e.memory_entity_id === 'orphan'), []);
+    });
+
+    test('remember_many with a bad argument: a tool error naming the operation, before any request, and nothing stored', async () => {
+      const bad = await call(conn.client, 'remember_many', {
+        operations: [
+          { op: 'assert_fact', predicate: 'input_batch_marker', value: 1 },
+          { op: 'assert_fact', predicate: 'input_batch_marker', value: { nested: true } },
+        ],
+      });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /must be scalar.*at operations\[1\]\.value/s);
+      assert.deepEqual(ok<{ facts: Fact[] }>(await call(conn.client, 'recall_facts', { predicate: 'input_batch_marker', include_inactive: true })).facts, []);
+    });
+
     test('bad input is a tool error naming the argument and the rule, before any request', async () => {
       const cases: [string, Record<string, unknown>, RegExp][] = [
         ['remember_fact', { predicate: 'x', value: { nested: true } }, /must be scalar.*at value/s],
@@ -150,6 +226,13 @@ export function memoryScenario(transport: string, connect: (owner: string) => Pr
         ['search_memories', { query: 'x', k: 101 }, /must be at most 100 at k/],
         ['graph_neighbourhood', { memory_entity_id: 'ent_x', depth: 4 }, /must be at most 3 at depth/],
         ['add_memory', { content: 'x', owner: 'someone-else' }, /Unrecognized key.*"owner"/],
+        ['remember_many', { operations: [] }, /must not be empty at operations/],
+        ['remember_many', { operations: Array.from({ length: 101 }, () => ({ op: 'assert_fact', predicate: 'p', value: 1 })) }, /must have at most 100 operations.*at operations/],
+        ['remember_many', { operations: [{ op: 'forget_everything' }] }, /must be one of upsert_entity, .* at operations\[0\]\.op/],
+        ['remember_many', { operations: [{ op: 'retract_fact' }] }, /at operations\[0\]\.fact_id/],
+        ['remember_many', { operations: [{ op: 'upsert_entity', entity_type: 'x' }, { op: 'upsert_entity', entity_type: 'x', colour: 'red' }] }, /Unrecognized key.*"colour".*at operations\[1\]/s],
+        ['remember_many', { operations: [{ op: 'assert_fact', predicate: 'p', value: 1, subject_type: 'entity' }] }, /is required when subject_type is entity at operations\[0\]\.subject_id/],
+        ['remember_many', { operations: [{ op: 'upsert_relationship', from_entity_id: 'a', to_entity_id: 'bad id!', relationship_type: 'knows' }] }, /must match .* at operations\[0\]\.to_entity_id/],
       ];
       for (const [tool, args, message] of cases) {
         const result = await call(conn.client, tool, args);

@@ -4,6 +4,25 @@ import { CursorSchema, IdSchema, LimitSchema, NameSchema, ScalarMapSchema, Times
 import { EntityRecord, NextCursor, RelationshipRecord } from './outputs.js';
 import { entityLine, listing, relationshipLine } from './render.js';
 
+/** add_entity's arguments, which remember_many's upsert_entity operations take too. */
+export const entityInput = {
+  entity_type: NameSchema(128).describe('What kind of thing it is, in snake_case: "person", "organisation", "project", "place", "pet"...'),
+  display_name: NameSchema(1024).optional().describe('Its usual name, e.g. "Ada Lovelace".'),
+  aliases: z.array(NameSchema(256)).max(100, 'must have at most 100 items').optional().describe('Other names it goes by (nicknames, short forms), so find_entity finds it by them.'),
+  attributes: ScalarMapSchema.optional().describe('Stable scalar attributes (e.g. {"birth_year": 1815}). Use remember_fact for values that change over time.'),
+  memory_entity_id: IdSchema.optional().describe('To update an existing entity, its id; or an id of your choosing for a new one.'),
+};
+
+/** add_relationship's arguments, which remember_many's upsert_relationship operations take too. */
+export const relationshipInput = {
+  from_entity_id: IdSchema.describe('The memory_entity_id the edge leaves.'),
+  to_entity_id: IdSchema.describe('The memory_entity_id the edge reaches.'),
+  relationship_type: NameSchema(128).describe('The relation in snake_case, read from -> to: "works_at", "lives_in", "manages", "knows".'),
+  attributes: ScalarMapSchema.optional().describe('Scalar attributes of the edge (e.g. {"role": "engineer"}).'),
+  valid_from: TimestampSchema.optional().describe('When it became true in the world, if known (RFC 3339 with offset).'),
+  relationship_id: IdSchema.optional().describe('To update an existing edge\'s attributes or valid_from, its id (endpoints and type cannot change).'),
+};
+
 export const findEntity = defineTool({
   name: 'find_entity',
   title: 'Find an entity',
@@ -37,13 +56,7 @@ export const addEntity = defineTool({
     'Call find_entity first: if it exists, reuse its memory_entity_id (pass it here to update its name, aliases or attributes; the fields you send replace the stored ones).',
     'Returns the entity with its memory_entity_id (minted as ent_... unless you chose one).',
   ].join(' '),
-  input: {
-    entity_type: NameSchema(128).describe('What kind of thing it is, in snake_case: "person", "organisation", "project", "place", "pet"...'),
-    display_name: NameSchema(1024).optional().describe('Its usual name, e.g. "Ada Lovelace".'),
-    aliases: z.array(NameSchema(256)).max(100, 'must have at most 100 items').optional().describe('Other names it goes by (nicknames, short forms), so find_entity finds it by them.'),
-    attributes: ScalarMapSchema.optional().describe('Stable scalar attributes (e.g. {"birth_year": 1815}). Use remember_fact for values that change over time.'),
-    memory_entity_id: IdSchema.optional().describe('To update an existing entity, its id; or an id of your choosing for a new one.'),
-  },
+  input: entityInput,
   output: { entity: EntityRecord },
   annotations: ADDITIVE,
   async run(args, owner) {
@@ -62,14 +75,7 @@ export const addRelationship = defineTool({
     'When a relationship ends (she left Acme), retract it with forget (relationship_id); its history stays and graph_neighbourhood with as_of still shows it at earlier times.',
     'Returns the relationship with its relationship_id and observed_at.',
   ].join(' '),
-  input: {
-    from_entity_id: IdSchema.describe('The memory_entity_id the edge leaves.'),
-    to_entity_id: IdSchema.describe('The memory_entity_id the edge reaches.'),
-    relationship_type: NameSchema(128).describe('The relation in snake_case, read from -> to: "works_at", "lives_in", "manages", "knows".'),
-    attributes: ScalarMapSchema.optional().describe('Scalar attributes of the edge (e.g. {"role": "engineer"}).'),
-    valid_from: TimestampSchema.optional().describe('When it became true in the world, if known (RFC 3339 with offset).'),
-    relationship_id: IdSchema.optional().describe('To update an existing edge\'s attributes or valid_from, its id (endpoints and type cannot change).'),
-  },
+  input: relationshipInput,
   output: { relationship: RelationshipRecord },
   annotations: ADDITIVE,
   async run(args, owner) {

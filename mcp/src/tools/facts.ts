@@ -11,6 +11,17 @@ const subject = {
   subject_id: IdSchema.optional().describe('The memory_entity_id or relationship_id of the subject; required for entity and relationship subjects, omitted for the owner.'),
 };
 
+/** remember_fact's arguments, which remember_many's assert_fact operations take too (with checkSubject). */
+export const factInput = {
+  predicate: NameSchema(256).describe('What the fact says, in snake_case (e.g. "favorite_color", "employer", "allergy"). Reuse existing predicates: recall_facts lists them.'),
+  value: ScalarSchema.describe('The value: a string, number, boolean or null. Never an object or array: store several facts instead.'),
+  ...subject,
+  cardinality: z.enum(['single', 'multi'], { error: 'must be single or multi' }).optional().describe('"single" (default): one active value, a new one supersedes it. "multi": several active values coexist.'),
+  supersedes_fact_id: IdSchema.optional().describe('The fact_id of an active fact this one replaces (kept in history). Must be active, in this memory.'),
+  observed_at: TimestampSchema.optional().describe('When the memory learned this, RFC 3339 with offset (e.g. 2026-03-01T09:30:00Z). Default: now.'),
+  valid_from: TimestampSchema.optional().describe('When this became true in the world, if known (RFC 3339 with offset).'),
+};
+
 export const rememberFact = defineTool({
   name: 'remember_fact',
   title: 'Remember a fact',
@@ -23,15 +34,7 @@ export const rememberFact = defineTool({
     'A fact observed earlier than the active one does not displace it: it is stored as history. valid_from is when it became true in the world, if known; it is stored but does not change as_of answers.',
     'Returns the stored fact with its fact_id and, if it replaced one, supersedes_fact_id.',
   ].join(' '),
-  input: {
-    predicate: NameSchema(256).describe('What the fact says, in snake_case (e.g. "favorite_color", "employer", "allergy"). Reuse existing predicates: recall_facts lists them.'),
-    value: ScalarSchema.describe('The value: a string, number, boolean or null. Never an object or array: store several facts instead.'),
-    ...subject,
-    cardinality: z.enum(['single', 'multi'], { error: 'must be single or multi' }).optional().describe('"single" (default): one active value, a new one supersedes it. "multi": several active values coexist.'),
-    supersedes_fact_id: IdSchema.optional().describe('The fact_id of an active fact this one replaces (kept in history). Must be active, in this memory.'),
-    observed_at: TimestampSchema.optional().describe('When the memory learned this, RFC 3339 with offset (e.g. 2026-03-01T09:30:00Z). Default: now.'),
-    valid_from: TimestampSchema.optional().describe('When this became true in the world, if known (RFC 3339 with offset).'),
-  },
+  input: factInput,
   refine: checkSubject,
   output: { fact: FactRecord },
   annotations: ADDITIVE,

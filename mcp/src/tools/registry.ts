@@ -2,6 +2,7 @@ import type { Engram, Owner } from '@engram-memory/sdk';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { rememberMany } from './batch.js';
 import type { ToolDefinition } from './define.js';
 import { addEntity, addRelationship, findEntity } from './entities.js';
 import { redact, toolError } from './errors.js';
@@ -25,7 +26,7 @@ export interface SessionScope {
 
 /** The tools a session offers: erase_owner only when the host enabled it. */
 export function toolsFor(scope: Pick<SessionScope, 'allowErase'>): ToolDefinition[] {
-  const tools = [rememberFact, recallFacts, addMemory, searchMemories, findEntity, addEntity, addRelationship, graphNeighbourhood, forget];
+  const tools = [rememberFact, rememberMany, recallFacts, addMemory, searchMemories, findEntity, addEntity, addRelationship, graphNeighbourhood, forget];
   return scope.allowErase ? [...tools, eraseOwner] : tools;
 }
 
