@@ -94,6 +94,14 @@ const EnvSchema = z.object({
    * default) sends no CORS header at all. A browser holding a key exposes it (README, Running it).
    */
   CORS_ORIGINS: z.string().default('').transform(corsOrigins),
+  /**
+   * Prometheus metrics (README, Metrics): `GET /metrics` on the API port answers a scraper that sends
+   * `Authorization: Bearer <METRICS_KEY>` (16+ characters); METRICS_PORT serves them, without a key, on a
+   * listener of their own (METRICS_HOST, default 127.0.0.1). Neither set: no metrics are kept.
+   */
+  METRICS_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   /**
@@ -220,6 +228,8 @@ export interface Config {
   log: { level: Env['LOG_LEVEL'] };
   http: { port: number; host: string; jsonBodyLimit: number; batchBodyLimit: number; importLineLimit: number; corsOrigins: string[] };
   memory: { observedAtMaxSkewMs: number; graphCaps: { nodes: number; edges: number; facts: number } };
+  /** Undefined when metrics are off (neither METRICS_KEY nor METRICS_PORT). */
+  metrics: { key: string | undefined; port: number | undefined; host: string } | undefined;
   auth: { apiKeysFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
@@ -255,6 +265,8 @@ function compile(env: Env, file: TemporalFile): Config {
       observedAtMaxSkewMs: env.OBSERVED_AT_MAX_SKEW_MS,
       graphCaps: { nodes: env.GRAPH_MAX_NODES, edges: env.GRAPH_MAX_EDGES, facts: env.GRAPH_MAX_FACTS },
     },
+    metrics:
+      env.METRICS_KEY === undefined && env.METRICS_PORT === undefined ? undefined : { key: env.METRICS_KEY, port: env.METRICS_PORT, host: env.METRICS_HOST },
     auth: { apiKeysFile: env.API_KEYS_FILE },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },

@@ -26,7 +26,10 @@ import { OwnerHolds } from './store/owner-holds.js';
 import { claimPidFile } from './store/pid-file.js';
 import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
+import type { Embedder } from './vector/embedder.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
+import { measuredEmbedder } from './metrics/measured-embedder.js';
+import { Metrics } from './metrics/metrics.js';
 import { VectorIndexes } from './vector/indexes.js';
 import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
 
@@ -43,6 +46,8 @@ export interface ComposedService {
 
 export interface RunningService {
   url: string;
+  /** With METRICS_PORT: where `GET /metrics` answers without a key. */
+  metricsUrl?: string;
   deps: AppDeps;
   reloadKeys(): void;
   jobsStarted: Promise<void>;
@@ -70,10 +75,12 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const fields = new QueryService(store, new DocumentRecords(store), config.query, config.query.wake, (tenant) => holds.heldIn(tenant));
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
   // reaches the jobs once they exist (an index opens on a request or an activity, both after composition).
-  const started: { jobs?: Jobs } = {};
-  const backends = { ...createDocumentBackends(config, store, log, [fields.writer]), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
+  const started: { jobs?: Jobs; actors?: ActorRegistry } = {};
+  const metrics = config.metrics && createMetrics(store, started);
+  const measure = metrics && ((embedder: Embedder) => measuredEmbedder(embedder, metrics));
+  const backends = { ...createDocumentBackends(config, store, log, [fields.writer], measure), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
-  const actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors);
+  const actors = (started.actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors));
   const lifecycle = composeOwnerLifecycle(config, { holds, clock, log, purge: { store, docs: backends.docs, indexes: backends.indexes, actors } }, () => started.jobs);
   const { erasures, importGuard } = lifecycle;
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
@@ -82,10 +89,11 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed, erasures };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
-  const jobs = (started.jobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
+  const startedJobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
     releasePid();
     throw error;
-  }));
+  });
+  const jobs = (started.jobs = metrics ? measuredJobs(startedJobs, metrics) : startedJobs);
   // Erasures a previous process left under way go on (joining their runs once Temporal is ready); imports cut short are purged.
   lifecycle.resume();
   // Captioning runs on the jobs, and the jobs need the documents: the routes' document services are
@@ -105,6 +113,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
     importGuard,
     observedAtMaxSkewMs: config.memory.observedAtMaxSkewMs,
     graphCaps: config.memory.graphCaps,
+    ...(metrics ? { metrics: { registry: metrics, key: config.metrics?.key } } : {}),
   };
   return {
     deps,
@@ -117,6 +126,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
       await backends.indexes.close();
       await backends.embedding.close();
       await store.close();
+      metrics?.close();
       releasePid();
     },
   };
@@ -131,16 +141,84 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const { host } = config.http;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   service.deps.log.info({ url, dataDir: config.dataDir }, 'engram listening');
+  const metricsServer = await listenForMetrics(config, service.deps).catch(async (error: unknown) => {
+    await closeServer(server);
+    await service.close();
+    throw error;
+  });
   return {
     url,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     deps: service.deps,
     reloadKeys: service.reloadKeys,
     jobsStarted: service.jobsStarted,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await Promise.all([server, ...(metricsServer ? [metricsServer.server] : [])].map(closeServer));
       await service.close();
     },
+  };
+}
+
+async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+}
+
+/**
+ * METRICS_PORT: `GET /metrics` without a key on a listener of its own (METRICS_HOST, 127.0.0.1 by default),
+ * for a scraper on a network the API's clients do not reach. Anything else there is 404.
+ */
+async function listenForMetrics(config: Config, deps: AppDeps): Promise<{ server: Server; url: string } | undefined> {
+  const metrics = deps.metrics?.registry;
+  const port = config.metrics?.port;
+  if (!metrics || port === undefined || !config.metrics) return undefined;
+  const server = await listen(
+    (req, res) => {
+      if (req.method !== 'GET' || req.url !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
+        return;
+      }
+      metrics.render().then(
+        ({ text, contentType }) => res.writeHead(200, { 'content-type': contentType }).end(text),
+        (err: unknown) => {
+          deps.log.error({ err }, 'metrics: rendering failed');
+          res.writeHead(500).end();
+        },
+      );
+    },
+    port,
+    config.metrics.host,
+  );
+  const { host } = config.metrics;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}/metrics`;
+  deps.log.info({ url }, 'metrics listening');
+  return { server, url };
+}
+
+/**
+ * The node's metrics (METRICS_KEY or METRICS_PORT set), reading the actors and jobs once they exist, and
+ * timing every LMDB commit batch from its `beforecommit` to its `aftercommit`.
+ */
+function createMetrics(store: Store, parts: { jobs?: Jobs; actors?: ActorRegistry }): Metrics {
+  const metrics = new Metrics({
+    actors: { get size() { return parts.actors?.size ?? 0; }, get residentBytes() { return parts.actors?.residentBytes ?? 0; }, get evictions() { return parts.actors?.evictions ?? 0; } },
+    lmdb: () => store.env.getStats() as { mapSize?: number; lastPageNumber?: number; pageSize?: number },
+    temporal: () => parts.jobs?.readiness() ?? { ready: false },
+  });
+  const commits: Array<() => void> = [];
+  store.env.on('beforecommit', () => commits.push(metrics.lmdbCommits.startTimer()));
+  store.env.on('aftercommit', () => commits.shift()?.());
+  return metrics;
+}
+
+/** The jobs, each awaited job's outcome counted in `engram_jobs_total`. */
+function measuredJobs(jobs: Jobs, metrics: Metrics): Jobs {
+  const { backfillField } = jobs;
+  return {
+    ...jobs,
+    consolidate: (scope) => metrics.job('consolidate', jobs.consolidate(scope)),
+    captionMedia: (input) => metrics.job('caption_media', jobs.captionMedia(input)),
+    ...(backfillField ? { backfillField: (ref) => metrics.job('backfill_field', backfillField(ref)) } : {}),
   };
 }
 
@@ -218,9 +296,10 @@ export function createDocumentBackends(
   store: Store,
   log: Logger,
   hooks: DocumentWriteHook[],
+  measure: (embedder: Embedder) => Embedder = (embedder) => embedder,
 ): OwnerDocumentsDeps & { embedding: NodeEmbedder } {
   const embedding = createEmbedder(config.embedder, { onModelLoaded: (ms) => log.info({ ms }, 'embedding model loaded') });
-  const { embedder } = embedding;
+  const embedder = measure(embedding.embedder);
   const docs = new DocumentStore(store, hooks);
   // Passages stored before they carried an embedder id came from the hashing embedder or a provider.
   const ownsUnlabeled = embedding.status.kind !== 'model';

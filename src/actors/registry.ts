@@ -35,6 +35,7 @@ export class ActorRegistry {
   private readonly cache: LRUCache<string, Entry>;
   private readonly maxSize: number | undefined;
   private closing = false;
+  private evicted = 0;
 
   constructor(
     private readonly deps: OwnerActorDeps & { holds?: HoldLookup },
@@ -54,6 +55,11 @@ export class ActorRegistry {
 
   get size(): number {
     return this.cache.size;
+  }
+
+  /** Actors dropped from the cache since start (least recently used past the budget, or idle): `engram_owner_evictions_total`. */
+  get evictions(): number {
+    return this.evicted;
   }
 
   /** Bytes the actors in the cache hold now (draining actors are on their way out and not counted). */
@@ -143,6 +149,7 @@ export class ActorRegistry {
 
   /** The actor left the cache: its state goes once it is idle, unless it is handed out again before. */
   private release(key: string, actor: OwnerActor): void {
+    this.evicted++;
     if (!actor.busy) {
       void actor.unload();
       return;

@@ -4,6 +4,7 @@ import { assertPostsDeclared } from './idempotency.js';
 import { authenticate } from './middleware/auth.js';
 import { corsFor } from './middleware/cors.js';
 import { errorBody } from './middleware/errors.js';
+import { recordRequests, serveMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -26,7 +27,8 @@ import { registerSchemaRoutes } from './routes/schema.js';
 import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: owner holds into the state → request id → request log → error body → CORS (when
+ * Middleware order: owner holds into the state → request id → request log → request metrics (when on) →
+ * error body → `GET /metrics` (with METRICS_KEY) → CORS (when
  * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth → rate
  * limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
@@ -43,7 +45,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
   app.use(requestId());
   app.use(requestLog(deps.log, deps.ownerDigest));
+  if (deps.metrics) app.use(recordRequests(deps.metrics.registry));
   app.use(errorBody(deps.log));
+  if (deps.metrics) app.use(serveMetrics(deps.metrics.registry, deps.metrics.key));
   const cors = corsFor(deps.corsOrigins);
   if (cors) app.use(cors);
   app.use(versioning(root, deps.clock));

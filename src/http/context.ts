@@ -1,3 +1,4 @@
+import type { Metrics } from '../metrics/metrics.js';
 import type { ParameterizedContext } from 'koa';
 import type { DocumentServices } from '../actors/owner-documents.js';
 import type { OwnerErasures } from '../actors/owner-erasures.js';
@@ -57,6 +58,8 @@ export interface AppDeps {
   holds?: { holdOf(scope: Scope): OwnerHold | undefined };
   /** Origins allowed to call from a browser (CORS_ORIGINS, `*` for any); none when absent or empty. */
   corsOrigins?: readonly string[];
+  /** The node's metrics and the key `GET /metrics` takes on this port (src/http/middleware/metrics.ts); absent when off. */
+  metrics?: { registry: Metrics; key: string | undefined };
   /** Owners' erasures; `DELETE /v1/memory` answers 503 where absent. */
   erasures?: OwnerErasures;
 }

@@ -46,6 +46,8 @@ export interface TestService {
 /** A service listening on a real port: `call` goes through `fetch`, and `url` is there for raw requests. */
 export interface SocketTestService extends TestService {
   url: string;
+  /** With METRICS_PORT in `env`: the metrics listener's `GET /metrics`. */
+  metricsUrl?: string;
 }
 
 export interface TestServiceOptions {
@@ -103,7 +105,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {
-    ...('url' in service ? { url: service.url } : {}),
+    ...('url' in service ? { url: service.url, ...(service.metricsUrl ? { metricsUrl: service.metricsUrl } : {}) } : {}),
     deps: service.deps,
     close: service.close,
     dataDir,

@@ -72,6 +72,14 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, OBSERVED_AT_MAX_SKEW_MS: '-1' })).toThrow(/OBSERVED_AT_MAX_SKEW_MS/);
   });
 
+  it('keeps no metrics unless METRICS_KEY (16+ characters, kept out of the error) or METRICS_PORT is set', () => {
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile }).metrics).toBeUndefined();
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, METRICS_KEY: 'k'.repeat(16) }).metrics).toEqual({ key: 'k'.repeat(16), port: undefined, host: '127.0.0.1' });
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ key: undefined, port: 9464, host: '0.0.0.0' });
+    expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, METRICS_KEY: 'short-secret' })).toThrow(/METRICS_KEY/);
+    expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, METRICS_KEY: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
   it('reads CORS_ORIGINS as a list of origins or `*`, and refuses what a browser never sends as an origin', () => {
     const origins = (value: string) => loadConfig({ TEMPORAL_CONFIG: noFile, CORS_ORIGINS: value }).http.corsOrigins;
     expect(origins('')).toEqual([]);

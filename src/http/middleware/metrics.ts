@@ -1,0 +1,42 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { finished } from 'node:stream';
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import type { AppState } from '../context.js';
+import { routeTemplate } from './request-log.js';
+
+/** Every answered request into `engram_http_request_duration_seconds`, labelled by its route template, never its path. */
+export function recordRequests(metrics: Metrics): Middleware<AppState> {
+  return async (ctx, next) => {
+    const stop = metrics.httpRequests.startTimer();
+    finished(ctx.res, () => {
+      stop({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(ctx.res.statusCode) });
+    });
+    await next();
+  };
+}
+
+/**
+ * `GET /metrics` on the API port, for a scraper holding METRICS_KEY (not an API key: it reads no owner's
+ * data, and an API key reads no metrics). Without METRICS_KEY the path is an ordinary unknown one.
+ */
+export function serveMetrics(metrics: Metrics, key: string | undefined): Middleware<AppState> {
+  const expected = key === undefined ? undefined : digest(key);
+  return async (ctx, next) => {
+    if (ctx.path !== '/metrics' || expected === undefined) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError('method_not_allowed', 'GET /metrics only', { headers: { Allow: 'GET, HEAD' } });
+    const given = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      throw new AppError('unauthorized', 'GET /metrics takes Authorization: Bearer <METRICS_KEY>', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    const { text, contentType } = await metrics.render();
+    ctx.type = contentType;
+    ctx.body = text;
+  };
+}
+
+/** Keys compared by digest: equal lengths for `timingSafeEqual`, whatever was sent. */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

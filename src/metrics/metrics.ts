@@ -1,0 +1,117 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the node's gauges read at each scrape: its parts as they stand, never a copy kept up to date. */
+export interface MetricSources {
+  actors: { readonly size: number; readonly residentBytes: number; readonly evictions: number };
+  /** LMDB's environment statistics (`getStats()`): the map's size and the pages in use. */
+  lmdb: () => { mapSize?: number; lastPageNumber?: number; pageSize?: number };
+  temporal: () => { ready: boolean };
+}
+
+/** The durable jobs a node waits on, as `engram_jobs_total` names them. */
+export const JOBS = ['consolidate', 'caption_media', 'backfill_field'] as const;
+export type JobName = (typeof JOBS)[number];
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The node's Prometheus metrics (prom-client): the registry `GET /metrics` renders, and the instruments
+ * the parts record into. Labels are bounded sets only (route templates, methods, status codes, job
+ * names), never a raw path, an owner id or query text. Gauges read their sources when scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Histogram<'method' | 'route' | 'status'>;
+  readonly lmdbCommits: Histogram;
+  readonly embedSeconds: Histogram;
+  readonly embedQueued: Gauge;
+  readonly jobs: Counter<'job' | 'outcome'>;
+  private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    this.httpRequests = new Histogram({
+      name: 'engram_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template ("unmatched" when none) and status, and how long each took to answer',
+      labelNames: ['method', 'route', 'status'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.lmdbCommits = new Histogram({
+      name: 'engram_lmdb_commit_seconds',
+      help: 'How long each LMDB commit batch took, from its start to its durable end',
+      buckets: [0.0005, ...SECONDS.slice(0, 11)],
+      registers,
+    });
+    this.embedSeconds = new Histogram({
+      name: 'engram_embed_seconds',
+      help: 'How long an embedding call of one or more texts took, its wait in the queue included',
+      buckets: SECONDS,
+      registers,
+    });
+    this.embedQueued = new Gauge({ name: 'engram_embed_queue_texts', help: 'Texts handed to the embedder and not yet embedded', registers });
+    this.jobs = new Counter({
+      name: 'engram_jobs_total',
+      help: 'Durable jobs this node waited on, by job and outcome (completed or failed)',
+      labelNames: ['job', 'outcome'],
+      registers,
+    });
+    // Every series from the start at 0, so that a rate over it exists before the first job ends.
+    for (const job of JOBS) for (const outcome of ['completed', 'failed']) this.jobs.inc({ job, outcome }, 0);
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('engram_resident_owners', 'Owner actors held in memory', () => sources.actors.size);
+    gauge('engram_resident_bytes', 'Bytes of owner state the resident actors hold, as the residency budget counts them', () => sources.actors.residentBytes);
+    gauge('engram_lmdb_map_size_bytes', 'The LMDB map size', () => sources.lmdb().mapSize ?? 0);
+    gauge('engram_lmdb_used_bytes', 'Bytes of the LMDB map in use (last page number times page size)', () => {
+      const stats = sources.lmdb();
+      return (stats.lastPageNumber ?? 0) * (stats.pageSize ?? 0);
+    });
+    gauge('engram_temporal_ready', '1 while the node reaches Temporal (durable jobs run), else 0', () => (sources.temporal().ready ? 1 : 0));
+    const loopDelay = this.loopDelay;
+    loopDelay.enable();
+    gauge('engram_event_loop_delay_p99_seconds', "The event loop's delay, 99th percentile since the previous scrape", () => {
+      const p99 = loopDelay.count > 0 ? loopDelay.percentile(99) / 1e9 : 0;
+      loopDelay.reset();
+      return p99;
+    });
+    let evicted = 0;
+    new Counter({
+      name: 'engram_owner_evictions_total',
+      help: 'Owner actors dropped from memory (least recently used past the budget, or idle)',
+      registers,
+      collect() {
+        const total = sources.actors.evictions;
+        this.inc(total - evicted);
+        evicted = total;
+      },
+    });
+  }
+
+  /** Records a job's outcome once `work` settles; `work` itself is returned unchanged. */
+  job<T>(name: JobName, work: Promise<T>): Promise<T> {
+    work.then(
+      () => this.jobs.inc({ job: name, outcome: 'completed' }),
+      () => this.jobs.inc({ job: name, outcome: 'failed' }),
+    );
+    return work;
+  }
+
+  /** The exposition text of every metric, and its content type. */
+  async render(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+
+  close(): void {
+    this.loopDelay.disable();
+  }
+}
