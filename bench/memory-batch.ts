@@ -33,7 +33,11 @@ async function rate(seconds: number, task: (worker: number, round: number) => Pr
   const start = performance.now();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async (_, worker) => {
-      for (let round = 0; performance.now() < end; round++) units += await task(worker, round);
+      for (let round = 0; performance.now() < end; round++) {
+        // Awaited first: `units += await …` would read `units` before the wait and lose the other workers' counts.
+        const done = await task(worker, round);
+        units += done;
+      }
     }),
   );
   return units / ((performance.now() - start) / 1000);
