@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, startTestService, type TestService } from '../helpers/service.js';
 
@@ -140,5 +143,28 @@ describe('scope and retries', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect((await get('b7', 'facts')).body.count).toBe(1);
+  });
+});
+
+describe('a refused batch of a new owner, across a restart', () => {
+  it("leaves the owner's later writes readable after a restart (its data key is never allocated in a transaction that is undone)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'engram-batch-restart-'));
+    try {
+      let node = await startTestService({ dataDir });
+      const refused = await node.call('POST', '/v1/memory/batch?entity_id=fresh-owner', {
+        body: { operations: [{ op: 'upsert_entity', entity_type: 'person', memory_entity_id: 'ann' }, { op: 'retract_fact', fact_id: 'fact_none' }] },
+      });
+      expect(refused.status).toBe(404);
+      expect((await node.call('POST', '/v1/memory/entities?entity_id=fresh-owner', { body: { entity_type: 'person', memory_entity_id: 'bob' } })).status).toBe(201);
+      await node.call('POST', '/v1/memory/entities?entity_id=other-owner', { body: { entity_type: 'person', memory_entity_id: 'cy' } });
+      await node.close();
+      node = await startTestService({ dataDir });
+      expect((await node.call('GET', '/v1/memory/entities/bob?entity_id=fresh-owner')).status).toBe(200);
+      expect((await node.call('GET', '/v1/memory/entities/cy?entity_id=other-owner')).status).toBe(200);
+      expect((await node.call('GET', '/v1/memory/entities?entity_id=fresh-owner')).body.entities.map((e: any) => e.memory_entity_id)).toEqual(['bob']);
+      await node.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
