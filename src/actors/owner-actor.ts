@@ -7,7 +7,7 @@ import type { Fact } from '../domain/facts.js';
 import type { Relationship, RelationshipInput } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import type { GraphStore } from '../store/graph.js';
-import { scopeKey, type Store } from '../store/lmdb.js';
+import type { Store } from '../store/lmdb.js';
 import { ReembedRecords } from '../store/reembed.js';
 import { Mailbox, settled } from './mailbox.js';
 import { applyOperations, type BatchOperation, type BatchResult } from './owner-batch.js';
@@ -157,17 +157,17 @@ export class OwnerActor {
 
   /**
    * Applies a batch of memory operations in order, all or nothing, in one LMDB transaction
-   * (src/actors/owner-batch.ts): an operation refused, or a commit refused, leaves nothing of the batch,
-   * in LMDB or in memory. Like forgetting, it waits for the owner's fact writes in flight, so it plans on
+   * (src/actors/owner-batch.ts: every operation decided before the first put): an operation refused, or a
+   * commit refused, leaves nothing of the batch, in LMDB or in memory. Like forgetting, it waits for the owner's fact writes in flight, so it plans on
    * what LMDB holds and builds on no premise; the fact commands after it wait for its commit.
    */
   applyBatch(operations: readonly BatchOperation[]): Promise<BatchResult[]> {
     const staged: number[] = [];
     return this.mailbox.submit(
-      () => Promise.all([this.factsPart.writesApplied(), this.ensureDataKey()]).then(() => void this.factsPart.committed),
+      () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
       () => {
-        const parts = { graph: this.graph, facts: this.factsPart };
-        const done = this.deps.store.atomically(() => applyOperations(operations, this.deps.clock.now(), parts, staged)).then(
+        const parts = { scope: this.scope, graph: this.deps.graph, facts: this.factsPart };
+        const done = this.deps.store.transaction(() => applyOperations(operations, this.deps.clock.now(), parts, staged)).then(
           (results) => {
             this.factsPart.settleWithin(staged);
             return results;
@@ -181,18 +181,6 @@ export class OwnerActor {
         return done;
       },
     );
-  }
-
-  /**
-   * Allocates the owner's data key in a transaction of its own when it has none. A key allocated inside a
-   * transaction that is then undone (`Store.atomically`) would stay in memory while LMDB never recorded it,
-   * and the owner's later records, sealed under it, could not be opened after a restart.
-   */
-  private async ensureDataKey(): Promise<void> {
-    const { store } = this.deps;
-    const owner = scopeKey(this.scope) as [string, string, string];
-    if (store.keys.existing(owner)) return;
-    await store.transaction(() => void store.keys.keyFor(owner));
   }
 
   assertFact(command: FactCommand): Promise<Fact> {

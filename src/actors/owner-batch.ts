@@ -1,9 +1,11 @@
 import type { Entity, EntityInput } from '../domain/entities.js';
 import type { Fact } from '../domain/facts.js';
 import type { Relationship, RelationshipInput } from '../domain/relationships.js';
+import type { Scope } from '../domain/scope.js';
 import { AppError, assertUnreachable } from '../errors.js';
+import type { GraphStore } from '../store/graph.js';
 import type { FactCommand, OwnerFacts } from './owner-facts.js';
-import type { OwnerGraph } from './owner-graph.js';
+import { GraphCommands, type GraphRecords } from './owner-graph.js';
 
 /** One operation of a batch of memory writes (`POST /v1/memory/batch`), its ids already minted. */
 export type BatchOperation =
@@ -17,28 +19,40 @@ export type BatchOperation =
 export type BatchResult = { kind: 'entity'; record: Entity } | { kind: 'relationship'; record: Relationship } | { kind: 'fact'; record: Fact };
 
 /**
- * Applies a batch's operations in order, inside the owner's write transaction: each decides on every
- * earlier write, its own batch's included (a node upserted by operation 3 is an endpoint for operation 4;
- * a fact asserted by operation 5 is superseded by operation 6). Fact versions are staged in the owner's
- * planning view as they are decided, their tickets pushed to `staged`. The first operation refused throws
- * an error naming it (`operations[i]: …`); the caller's transaction then undoes every write.
+ * Applies a batch's operations inside the owner's write transaction, in two steps, so that a refused
+ * batch writes nothing at all (a transaction's puts cannot be taken back once made, and an LMDB child
+ * transaction undone would also undo what the store recorded beside them, such as the shapes of new
+ * records and new data keys, while memory kept them):
+ * 1. decide every operation in order, each on the ones before it: nodes and edges in a buffer over the
+ *    store, fact versions staged in the owner's planning view (their tickets pushed to `staged`); the
+ *    first operation refused throws an error naming it (`operations[i]: …`);
+ * 2. only then put everything decided: the buffer's final nodes and edges, and every fact version.
  */
 export function applyOperations(
   operations: readonly BatchOperation[],
   now: number,
-  parts: { graph: OwnerGraph; facts: OwnerFacts },
+  parts: { scope: Scope; graph: GraphStore; facts: OwnerFacts },
   staged: number[],
 ): BatchResult[] {
-  return operations.map((operation, i) => {
+  const buffer = new GraphBuffer(parts.graph);
+  const commands = new GraphCommands(parts.scope, buffer);
+  const factWrites: Fact[] = [];
+  const results = operations.map((operation, i) => {
     try {
-      return applyOne(operation, now, parts, staged);
+      return decide(operation, now, commands, parts.facts, (writes) => {
+        staged.push(parts.facts.stagePlanned(writes));
+        factWrites.push(...writes);
+      });
     } catch (error) {
       throw atOperation(i, error);
     }
   });
+  buffer.flush(parts.scope);
+  parts.facts.putWithin(factWrites);
+  return results;
 }
 
-function applyOne(operation: BatchOperation, now: number, { graph, facts }: { graph: OwnerGraph; facts: OwnerFacts }, staged: number[]): BatchResult {
+function decide(operation: BatchOperation, now: number, graph: GraphCommands, facts: OwnerFacts, stage: (writes: Fact[]) => void): BatchResult {
   switch (operation.op) {
     case 'upsert_entity':
       return { kind: 'entity', record: graph.upsertEntity(operation.input, now) };
@@ -49,16 +63,51 @@ function applyOne(operation: BatchOperation, now: number, { graph, facts }: { gr
     case 'assert_fact': {
       graph.requireSubject(operation.command.subject_type, operation.command.subject_id);
       const change = facts.assertion(operation.command, now);
-      staged.push(facts.stageWithin(change.writes));
+      stage(change.writes);
       return { kind: 'fact', record: change.result };
     }
     case 'retract_fact': {
       const change = facts.retraction(operation.fact_id, now);
-      if (change.writes.length > 0) staged.push(facts.stageWithin(change.writes));
+      if (change.writes.length > 0) stage(change.writes);
       return { kind: 'fact', record: change.result };
     }
     default:
       return assertUnreachable(operation);
+  }
+}
+
+/**
+ * Nodes and edges a batch has decided, read before the store's, written to it by `flush`: each node once,
+ * in its final version, with the version the store held before (what its secondary entries are moved from).
+ */
+class GraphBuffer implements GraphRecords {
+  private readonly entities = new Map<string, { before: Entity | undefined; after: Entity }>();
+  private readonly relationships = new Map<string, Relationship>();
+
+  constructor(private readonly graph: GraphStore) {}
+
+  getEntity(scope: Scope, id: string): Entity | undefined {
+    return this.entities.get(id)?.after ?? this.graph.getEntity(scope, id);
+  }
+
+  putEntity(scope: Scope, entity: Entity): void {
+    const id = entity.memory_entity_id;
+    const before = this.entities.has(id) ? this.entities.get(id)!.before : this.graph.getEntity(scope, id);
+    this.entities.set(id, { before, after: entity });
+  }
+
+  getRelationship(scope: Scope, id: string): Relationship | undefined {
+    return this.relationships.get(id) ?? this.graph.getRelationship(scope, id);
+  }
+
+  putRelationship(_scope: Scope, edge: Relationship): void {
+    this.relationships.set(edge.relationship_id, edge);
+  }
+
+  /** Inside the transaction: writes what was decided. */
+  flush(scope: Scope): void {
+    for (const { before, after } of this.entities.values()) this.graph.putEntity(scope, after, before);
+    for (const edge of this.relationships.values()) this.graph.putRelationship(scope, edge);
   }
 }
 

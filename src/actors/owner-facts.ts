@@ -149,15 +149,18 @@ export class OwnerFacts {
   }
 
   /**
-   * Inside the owner's write transaction (a batch of memory operations): stages a command's fact versions
-   * so that the batch's later operations plan on them, and puts them in the transaction. Returns the
-   * ticket `settleWithin` (after the commit) or `discardWithin` (the transaction failed) takes. The batch
+   * A batch of memory operations (src/actors/owner-batch.ts), while it decides: stages a command's fact
+   * versions so that the batch's later operations plan on them, without writing them. Returns the ticket
+   * `settleWithin` (after the commit) or `discardWithin` (refused, or the commit failed) takes. The batch
    * runs with no fact write of the owner in flight (src/actors/owner-actor.ts), so it builds on no premise.
    */
-  stageWithin(writes: Fact[]): number {
-    const seq = this.overlay().stage(writes);
+  stagePlanned(writes: Fact[]): number {
+    return this.overlay().stage(writes);
+  }
+
+  /** Inside the owner's write transaction, once the batch has decided everything: puts its fact versions, in order. */
+  putWithin(writes: readonly Fact[]): void {
     for (const fact of writes) this.graph.putFactWithin(this.scope, fact);
-    return seq;
   }
 
   /** The batch's transaction committed: readers see its fact versions. */

@@ -6,40 +6,59 @@ import { ownerFields, type Scope } from '../domain/scope.js';
 import { notFound } from '../errors.js';
 import type { GraphStore } from '../store/graph.js';
 
+/** What the node and edge commands read and write: the store itself, or a batch's buffer over it (src/actors/owner-batch.ts). */
+export type GraphRecords = Pick<GraphStore, 'getEntity' | 'putEntity' | 'getRelationship' | 'putRelationship'>;
+
 /**
- * The entity and relationship part of an owner's actor. Its commands run inside the owner's LMDB write
- * transaction (the actor opens it, in the owner's order), so each decides on every earlier write of this
- * owner; each throws before its first put when the input is refused. It holds nothing in memory.
+ * The node and edge commands of an owner. They run inside the owner's LMDB write transaction (the actor
+ * opens it, in the owner's order), so each decides on every earlier write of this owner; each throws
+ * before its first put when the input is refused. They hold nothing in memory.
  */
-export class OwnerGraph {
+export class GraphCommands {
   constructor(
-    private readonly scope: Scope,
-    private readonly graph: GraphStore,
+    protected readonly scope: Scope,
+    private readonly records: GraphRecords,
   ) {}
 
   upsertEntity(input: EntityInput, now: number): Entity {
-    const previous = this.graph.getEntity(this.scope, input.memory_entity_id);
+    const previous = this.records.getEntity(this.scope, input.memory_entity_id);
     const entity = upsertEntity(previous, input, ownerFields(this.scope), now);
-    this.graph.putEntity(this.scope, entity, previous);
+    this.records.putEntity(this.scope, entity, previous);
     return entity;
   }
 
   upsertRelationship(input: RelationshipInput, now: number): Relationship {
     for (const endpoint of [input.from_entity_id, input.to_entity_id]) {
-      if (!this.graph.getEntity(this.scope, endpoint)) throw notFound(`memory entity ${endpoint}`);
+      if (!this.records.getEntity(this.scope, endpoint)) throw notFound(`memory entity ${endpoint}`);
     }
-    const previous = this.graph.getRelationship(this.scope, input.relationship_id);
+    const previous = this.records.getRelationship(this.scope, input.relationship_id);
     const edge = upsertRelationship(previous, input, ownerFields(this.scope), now);
-    this.graph.putRelationship(this.scope, edge);
+    this.records.putRelationship(this.scope, edge);
     return edge;
   }
 
   retractRelationship(id: string, now: number): Relationship {
-    const edge = this.graph.getRelationship(this.scope, id);
+    const edge = this.records.getRelationship(this.scope, id);
     if (!edge) throw notFound(`relationship ${id}`);
     const retracted = retractRelationship(edge, now);
-    if (retracted !== edge) this.graph.putRelationship(this.scope, retracted);
+    if (retracted !== edge) this.records.putRelationship(this.scope, retracted);
     return retracted;
+  }
+
+  /** Throws not found unless a fact's entity or relationship subject exists (in what the records hold). */
+  requireSubject(type: SubjectType, id: string | null): void {
+    if (type === 'entity' && !this.records.getEntity(this.scope, id ?? '')) throw notFound(`memory entity ${id}`);
+    if (type === 'relationship' && !this.records.getRelationship(this.scope, id ?? '')) throw notFound(`relationship ${id}`);
+  }
+}
+
+/** The entity and relationship part of an owner's actor: the commands over the store, and forgetting. */
+export class OwnerGraph extends GraphCommands {
+  constructor(
+    scope: Scope,
+    private readonly graph: GraphStore,
+  ) {
+    super(scope, graph);
   }
 
   /**
@@ -66,12 +85,6 @@ export class OwnerGraph {
 
   markNamesIndexed(): void {
     this.graph.names.markComplete(this.scope);
-  }
-
-  /** Throws not found unless a fact's entity or relationship subject exists (in the committed snapshot). */
-  requireSubject(type: SubjectType, id: string | null): void {
-    if (type === 'entity' && !this.graph.getEntity(this.scope, id ?? '')) throw notFound(`memory entity ${id}`);
-    if (type === 'relationship' && !this.graph.getRelationship(this.scope, id ?? '')) throw notFound(`relationship ${id}`);
   }
 
   isActiveRelationship(id: string): boolean {

@@ -39,11 +39,6 @@ export interface Store {
   /** Media bytes sealed with the tenant key: the format with encryption at rest off, and before owner keys. */
   readonly blobs: BlobCipher;
   transaction<T>(fn: () => T): Promise<T>;
-  /**
-   * Like `transaction`, but all or nothing: a throw inside `fn`, even after its first put, undoes every
-   * write `fn` made (an LMDB child transaction of the shared write batch), and rejects with that error.
-   */
-  atomically<T>(fn: () => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -96,7 +91,6 @@ export function openStore(dataDir: string, sync: StoreSync = 'full', content?: C
     keys,
     blobs: new BlobCipher(masterKey),
     transaction: <T>(fn: () => T) => committed(env.transaction(flushed(fn)) as Promise<T>),
-    atomically: <T>(fn: () => T) => committed(env.childTransaction(flushed(fn))),
     close: async () => {
       await env.close();
       keys.close();
