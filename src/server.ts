@@ -31,7 +31,8 @@ import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
 import { measuredEmbedder } from './metrics/measured-embedder.js';
 import { Metrics } from './metrics/metrics.js';
 import { VectorIndexes } from './vector/indexes.js';
-import { disabledJobs, startTemporalJobs, type Jobs, type JobsDeps } from './temporal/jobs.js';
+import { disabledJobs } from './temporal/disabled-jobs.js';
+import type { Jobs, JobsDeps } from './temporal/jobs.js';
 
 /** Everything wired, nothing listening: tests dispatch requests to `app.callback()` in process. */
 export interface ComposedService {
@@ -229,6 +230,8 @@ function measuredJobs(jobs: Jobs, metrics: Metrics): Jobs {
 async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<Jobs> {
   if (!config.temporal.enabled) return disabledJobs();
   try {
+    // Temporal's client, worker and bundler (~0.3 s of imports) load only on a node that runs Temporal.
+    const { startTemporalJobs } = await import('./temporal/jobs.js');
     return startTemporalJobs(config.temporal, config.dataDir, deps);
   } catch (error) {
     await store.close();

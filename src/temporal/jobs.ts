@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import type { Scope } from '../domain/scope.js';
-import { unavailable } from '../errors.js';
 import type { JobsPort, JobsStatus, Readiness } from '../jobs/port.js';
 import { embeddedDevServer } from './embedded.js';
 import { createEngine, type Engine, type JobsDeps } from './engine.js';
@@ -25,24 +24,6 @@ export type Jobs = JobsPort & {
   started: Promise<void>;
   stop(): Promise<void>;
 };
-
-/** Jobs when Temporal is switched off (`TEMPORAL_ENABLED=false`): every durable job answers 503. */
-export function disabledJobs(): Jobs {
-  const off = (): never => {
-    throw unavailable('durable jobs are disabled on this node (TEMPORAL_ENABLED=false)');
-  };
-  return {
-    readiness: () => ({ ready: false, detail: 'Temporal is disabled (TEMPORAL_ENABLED=false)' }),
-    consolidate: async () => off(),
-    captionMedia: async () => off(),
-    backfillField: async () => off(),
-    requestReembed: () => undefined,
-    // A node without Temporal runs its erasures in process (src/server.ts), never through here.
-    requestErasure: () => undefined,
-    started: Promise.resolve(),
-    stop: async () => {},
-  };
-}
 
 /**
  * Temporal-backed jobs, returned at once: HTTP serves while Temporal starts in the background (the
