@@ -11,11 +11,20 @@ async function main(): Promise<void> {
     reloadAsked = true;
   };
   process.on('SIGHUP', () => reloadKeys());
+  // SIGINT and SIGTERM too: one that arrives while the service starts (the embedded Temporal dev server
+  // already spawned) stops it cleanly once it has started, rather than ending the process mid-way and
+  // leaving the dev server behind.
+  let stopAsked: string | undefined;
+  let stop = (signal: string): void => {
+    stopAsked ??= signal;
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   const service = await startService(config);
   reloadKeys = service.reloadKeys;
   if (reloadAsked) reloadKeys();
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal) => {
     if (stopping) return;
     stopping = true;
     service.deps.log.info({ signal }, 'shutting down');
@@ -27,8 +36,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopAsked) stop(stopAsked);
 }
 
 main().catch((error: unknown) => {
