@@ -1,7 +1,6 @@
-import { checkObservedAt } from '../../domain/facts.js';
 import { factPosition } from '../../domain/list-page.js';
-import { mintId } from '../../ids.js';
 import type { AppDeps } from '../context.js';
+import { factCommand } from '../fact-command.js';
 import { idempotentWrite } from '../idempotency.js';
 import type { AppRouter } from '../router.js';
 import { IdSchema, LIST_LIMIT_DEFAULT } from '../schemas/common.js';
@@ -14,18 +13,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/facts', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
-    if (body.observed_at !== undefined) checkObservedAt(body.observed_at, deps.clock.now(), deps.observedAtMaxSkewMs);
-    const fact = await deps.actors.actorFor(scope).assertFact({
-      fact_id: mintId('fact'),
-      subject_type: body.subject_type,
-      subject_id: body.subject_id ?? null,
-      predicate: body.predicate,
-      value: body.value,
-      cardinality: body.cardinality,
-      valid_from: body.valid_from ?? null,
-      observed_at: body.observed_at,
-      supersedes_fact_id: body.supersedes_fact_id,
-    });
+    const fact = await deps.actors.actorFor(scope).assertFact(factCommand(body, deps.clock.now(), deps.observedAtMaxSkewMs));
     ctx.status = 201;
     ctx.body = factJson(fact);
   });

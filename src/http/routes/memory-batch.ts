@@ -1,9 +1,9 @@
 import type { BatchOperation, BatchResult } from '../../actors/owner-actor.js';
-import { checkObservedAt } from '../../domain/facts.js';
 import { mintId } from '../../ids.js';
 import { atOperation } from '../../actors/owner-batch.js';
 import { assertUnreachable } from '../../errors.js';
 import type { AppDeps } from '../context.js';
+import { factCommand } from '../fact-command.js';
 import { idempotentWrite } from '../idempotency.js';
 import { bulkCharge } from '../middleware/rate-limit.js';
 import type { AppRouter } from '../router.js';
@@ -43,23 +43,8 @@ function toCommand(operation: MemoryOperation, now: number, maxSkewMs: number): 
       const { op, ...input } = operation;
       return { op, input: { ...input, relationship_id: input.relationship_id ?? mintId('rel') } };
     }
-    case 'assert_fact': {
-      if (operation.observed_at !== undefined) checkObservedAt(operation.observed_at, now, maxSkewMs);
-      return {
-        op: operation.op,
-        command: {
-          fact_id: mintId('fact'),
-          subject_type: operation.subject_type,
-          subject_id: operation.subject_id ?? null,
-          predicate: operation.predicate,
-          value: operation.value,
-          cardinality: operation.cardinality,
-          valid_from: operation.valid_from ?? null,
-          observed_at: operation.observed_at,
-          supersedes_fact_id: operation.supersedes_fact_id,
-        },
-      };
-    }
+    case 'assert_fact':
+      return { op: operation.op, command: factCommand(operation, now, maxSkewMs) };
     case 'retract_fact':
     case 'retract_relationship':
       return operation;
