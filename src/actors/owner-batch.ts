@@ -90,10 +90,11 @@ class GraphBuffer implements GraphRecords {
     return this.entities.get(id)?.after ?? this.graph.getEntity(scope, id);
   }
 
-  putEntity(scope: Scope, entity: Entity): void {
+  /** `previous` is what `getEntity` answered: the stored node the first time, the batch's own after that. */
+  putEntity(_scope: Scope, entity: Entity, previous: Entity | undefined): void {
     const id = entity.memory_entity_id;
-    const before = this.entities.has(id) ? this.entities.get(id)!.before : this.graph.getEntity(scope, id);
-    this.entities.set(id, { before, after: entity });
+    const buffered = this.entities.get(id);
+    this.entities.set(id, { before: buffered ? buffered.before : previous, after: entity });
   }
 
   getRelationship(scope: Scope, id: string): Relationship | undefined {
