@@ -149,11 +149,7 @@ export class GraphStore {
    * assertion that supersedes another seals one record, not two.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
-    const s = scopeKey(scope);
-    const key = [...s, 'fact', fact.fact_id];
-    if (!this.store.records.doesExist(key)) return committed(this.store.content.put(key, fact));
-    const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
-    return committed(this.store.records.put([...s, FACT_STATE, fact.fact_id], state));
+    return committed(this.putFactVersion(scope, fact));
   }
 
   /**
@@ -161,14 +157,16 @@ export class GraphStore {
    * new state), committing with the transaction's other writes (a batch of memory operations).
    */
   putFactWithin(scope: Scope, fact: Fact): void {
+    void this.putFactVersion(scope, fact);
+  }
+
+  /** A new fact's content, or a stored fact's new state (its content never changes once stored). */
+  private putFactVersion(scope: Scope, fact: Fact): Promise<boolean> {
     const s = scopeKey(scope);
     const key = [...s, 'fact', fact.fact_id];
-    if (!this.store.records.doesExist(key)) {
-      void this.store.content.put(key, fact);
-      return;
-    }
+    if (!this.store.records.doesExist(key)) return this.store.content.put(key, fact);
     const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
-    void this.store.records.put([...s, FACT_STATE, fact.fact_id], state);
+    return this.store.records.put([...s, FACT_STATE, fact.fact_id], state);
   }
 
   /**
