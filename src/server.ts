@@ -139,8 +139,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const server = await listen(service.app.callback() as RequestListener, config.http.port, config.http.host);
   answerClientErrors(server, service.deps.log);
   const { port } = server.address() as AddressInfo;
-  const { host } = config.http;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = httpUrl(config.http.host, port);
   service.deps.log.info({ url, dataDir: config.dataDir }, 'engram listening');
   const metricsServer = await listenForMetrics(config, service.deps).catch(async (error: unknown) => {
     await closeServer(server);
@@ -158,6 +157,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await service.close();
     },
   };
+}
+
+/** `http://host:port`, an IPv6 host in brackets. */
+function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 async function closeServer(server: Server): Promise<void> {
@@ -190,8 +194,7 @@ async function listenForMetrics(config: Config, deps: AppDeps): Promise<{ server
     port,
     config.metrics.host,
   );
-  const { host } = config.metrics;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}/metrics`;
+  const url = `${httpUrl(config.metrics.host, (server.address() as AddressInfo).port)}/metrics`;
   deps.log.info({ url }, 'metrics listening');
   return { server, url };
 }
@@ -202,7 +205,7 @@ async function listenForMetrics(config: Config, deps: AppDeps): Promise<{ server
  */
 function createMetrics(store: Store, parts: { jobs?: Jobs; actors?: ActorRegistry }): Metrics {
   const metrics = new Metrics({
-    actors: { get size() { return parts.actors?.size ?? 0; }, get residentBytes() { return parts.actors?.residentBytes ?? 0; }, get evictions() { return parts.actors?.evictions ?? 0; } },
+    actors: () => parts.actors ?? { size: 0, residentBytes: 0, evictions: 0 },
     lmdb: () => store.env.getStats() as { mapSize?: number; lastPageNumber?: number; pageSize?: number },
     temporal: () => parts.jobs?.readiness() ?? { ready: false },
   });

@@ -3,7 +3,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** What the node's gauges read at each scrape: its parts as they stand, never a copy kept up to date. */
 export interface MetricSources {
-  actors: { readonly size: number; readonly residentBytes: number; readonly evictions: number };
+  /** The actor registry: owners in memory, the bytes the budget counts, and evictions since start. */
+  actors: () => { readonly size: number; readonly residentBytes: number; readonly evictions: number };
   /** LMDB's environment statistics (`getStats()`): the map's size and the pages in use. */
   lmdb: () => { mapSize?: number; lastPageNumber?: number; pageSize?: number };
   temporal: () => { ready: boolean };
@@ -69,8 +70,8 @@ export class Metrics {
           this.set(read());
         },
       });
-    gauge('engram_resident_owners', 'Owner actors held in memory', () => sources.actors.size);
-    gauge('engram_resident_bytes', 'Bytes of owner state the resident actors hold, as the residency budget counts them', () => sources.actors.residentBytes);
+    gauge('engram_resident_owners', 'Owner actors held in memory', () => sources.actors().size);
+    gauge('engram_resident_bytes', 'Bytes of owner state the resident actors hold, as the residency budget counts them', () => sources.actors().residentBytes);
     gauge('engram_lmdb_map_size_bytes', 'The LMDB map size', () => sources.lmdb().mapSize ?? 0);
     gauge('engram_lmdb_used_bytes', 'Bytes of the LMDB map in use (last page number times page size)', () => {
       const stats = sources.lmdb();
@@ -90,7 +91,7 @@ export class Metrics {
       help: 'Owner actors dropped from memory (least recently used past the budget, or idle)',
       registers,
       collect() {
-        const total = sources.actors.evictions;
+        const total = sources.actors().evictions;
         this.inc(total - evicted);
         evicted = total;
       },
