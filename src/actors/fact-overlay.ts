@@ -38,6 +38,11 @@ export class FactOverlay {
     return [...this.shown];
   }
 
+  /** Whether a fact is stored or on its way to LMDB: a version of a fact not known is a new fact. */
+  knows(id: string): boolean {
+    return this.pending.has(id) || this.committed.get(id) !== undefined;
+  }
+
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
   stage(writes: Fact[]): number {
     const seq = this.nextSeq++;

@@ -3,7 +3,7 @@ import type { Fact } from '../domain/facts.js';
 import type { Relationship, RelationshipInput } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import { AppError, assertUnreachable } from '../errors.js';
-import type { GraphStore } from '../store/graph.js';
+import type { FactVersion, GraphStore } from '../store/graph.js';
 import type { FactCommand, OwnerFacts } from './owner-facts.js';
 import { GraphCommands, type GraphRecords } from './owner-graph.js';
 
@@ -37,18 +37,21 @@ export function applyOperations(
   const buffer = new GraphBuffer(parts.graph);
   const commands = new GraphCommands(parts.scope, buffer);
   const factWrites: Fact[] = [];
+  const factVersions: FactVersion[] = [];
   const results = operations.map((operation, i) => {
     try {
       return decide(operation, now, commands, parts.facts, (writes) => {
-        staged.push(parts.facts.stagePlanned(writes));
+        const { seq, versions } = parts.facts.stagePlanned(writes);
+        staged.push(seq);
         factWrites.push(...writes);
+        factVersions.push(...versions);
       });
     } catch (error) {
       throw atOperation(i, error);
     }
   });
   buffer.flush(parts.scope);
-  parts.facts.putWithin(factWrites);
+  parts.facts.putWithin(factWrites, factVersions);
   return results;
 }
 

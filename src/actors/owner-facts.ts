@@ -3,7 +3,7 @@ import type { FactIndex } from '../domain/fact-index.js';
 import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
 import type { Scope } from '../domain/scope.js';
 import { invalidInput, notFound } from '../errors.js';
-import type { GraphStore } from '../store/graph.js';
+import type { FactVersion, GraphStore } from '../store/graph.js';
 import { FactOverlay } from './fact-overlay.js';
 import { settled } from './mailbox.js';
 
@@ -123,8 +123,9 @@ export class OwnerFacts {
     // Nothing to write: answered once every write in flight has reached the index, as the answer may describe it.
     const appliedSoFar = this.lastApplied;
     if (writes.length === 0) return premises ? premises.then(() => appliedSoFar) : appliedSoFar;
+    const fresh = writes.map((fact) => !overlay.knows(fact.fact_id));
     const seq = overlay.stage(writes);
-    const put = () => Promise.all(writes.map((fact) => this.graph.putFact(this.scope, fact)));
+    const put = () => Promise.all(writes.map((fact, i) => (fresh[i] ? this.graph.putFact(this.scope, fact) : this.graph.putFactState(this.scope, fact))));
     const committed = premises ? premises.then(put) : put();
     // Commits are applied to the index in command order, and a command is answered once its own are:
     // lmdb-js may resolve a later batch's puts before an earlier one's when many are queued (measured:
@@ -154,13 +155,18 @@ export class OwnerFacts {
    * `settleWithin` (after the commit) or `discardWithin` (refused, or the commit failed) takes. The batch
    * runs with no fact write of the owner in flight (src/actors/owner-actor.ts), so it builds on no premise.
    */
-  stagePlanned(writes: Fact[]): number {
-    return this.overlay().stage(writes);
+  stagePlanned(writes: Fact[]): { seq: number; versions: FactVersion[] } {
+    const overlay = this.overlay();
+    const versions = writes.map((fact): FactVersion => (overlay.knows(fact.fact_id) ? 'later' : 'new'));
+    return { seq: overlay.stage(writes), versions };
   }
 
-  /** Inside the owner's write transaction, once the batch has decided everything: puts its fact versions, in order. */
-  putWithin(writes: readonly Fact[]): void {
-    for (const fact of writes) this.graph.putFactWithin(this.scope, fact);
+  /**
+   * Inside the owner's write transaction, once the batch has decided everything: puts its fact versions,
+   * in order, each as `stagePlanned` classed it.
+   */
+  putWithin(writes: readonly Fact[], versions: readonly FactVersion[]): void {
+    writes.forEach((fact, i) => this.graph.putFactWithin(this.scope, fact, versions[i]!));
   }
 
   /** The batch's transaction committed: readers see its fact versions. */

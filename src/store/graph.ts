@@ -139,32 +139,36 @@ export class GraphStore {
   }
 
   /**
-   * Queues a fact for the next commit; resolves once it is durable, rejects with 503 when the disk refused
-   * the commit (src/store/commit-failure.ts). Facts have no secondary entries in LMDB: an owner's fact
+   * Queues a new fact for the next commit; resolves once it is durable, rejects with 503 when the disk
+   * refused the commit (src/store/commit-failure.ts). Facts have no secondary entries in LMDB: an owner's fact
    * indexes live in its actor's memory (src/domain/fact-index.ts), rebuilt from these records by `loadFacts`.
    *
    * A fact's content never changes once stored: a later version of it (superseded, retracted,
    * consolidated) differs only in `invalid_from` and `updated_at`, which go to a small record of their own
-   * (`fst`, ids and instants only). So closing a fact re-seals nothing (src/store/content.ts), and an
-   * assertion that supersedes another seals one record, not two.
+   * (`fst`, ids and instants only, `putFactState`). So closing a fact re-seals nothing (src/store/content.ts),
+   * and an assertion that supersedes another seals one record, not two. The caller says which of the two a
+   * version is (the owner's actor knows every fact it stored), so a write reads nothing first.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
-    return committed(this.putFactVersion(scope, fact));
+    return committed(this.putFactVersion(scope, fact, 'new'));
+  }
+
+  /** Queues a stored fact's later version for the next commit: its state record only. */
+  putFactState(scope: Scope, fact: Fact): Promise<boolean> {
+    return committed(this.putFactVersion(scope, fact, 'later'));
   }
 
   /**
-   * Inside a transaction: stores a fact version as `putFact` does (a new fact's content, or a known fact's
-   * new state), committing with the transaction's other writes (a batch of memory operations).
+   * Inside a transaction: stores a fact version as `putFact` or `putFactState` does, committing with the
+   * transaction's other writes (a batch of memory operations).
    */
-  putFactWithin(scope: Scope, fact: Fact): void {
-    void this.putFactVersion(scope, fact);
+  putFactWithin(scope: Scope, fact: Fact, version: FactVersion): void {
+    void this.putFactVersion(scope, fact, version);
   }
 
-  /** A new fact's content, or a stored fact's new state (its content never changes once stored). */
-  private putFactVersion(scope: Scope, fact: Fact): Promise<boolean> {
+  private putFactVersion(scope: Scope, fact: Fact, version: FactVersion): Promise<boolean> {
     const s = scopeKey(scope);
-    const key = [...s, 'fact', fact.fact_id];
-    if (!this.store.records.doesExist(key)) return this.store.content.put(key, fact);
+    if (version === 'new') return this.store.content.put([...s, 'fact', fact.fact_id], fact);
     const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
     return this.store.records.put([...s, FACT_STATE, fact.fact_id], state);
   }
@@ -276,6 +280,9 @@ export interface EntityQuery {
 const FACT_STATE = 'fst';
 
 /** What changes in a fact after it is stored. */
+/** Which record a fact version goes to: a new fact's content, or a stored fact's state. */
+export type FactVersion = 'new' | 'later';
+
 interface FactState {
   invalid_from: number | null;
   updated_at: number;

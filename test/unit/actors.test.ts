@@ -81,6 +81,20 @@ describe('ActorRegistry', () => {
     await busy;
   });
 
+  it('drops an actor left idle for idleMs, and keeps one in use', async () => {
+    const registry = new ActorRegistry(deps, { maxActors: 10, idleMs: 150 });
+    const idle = registry.actorFor(scope('idle'));
+    const used = registry.actorFor(scope('used'));
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      expect(registry.actorFor(scope('used'))).toBe(used);
+    }
+    expect(registry.evictions).toBe(1);
+    expect(registry.size).toBe(1);
+    expect(registry.actorFor(scope('idle'))).not.toBe(idle);
+    await registry.close();
+  });
+
   it('one owner waiting on a slow step does not block another owner', async () => {
     const registry = new ActorRegistry(deps, { maxActors: 10, idleMs: 60_000 });
     const gate = deferred();

@@ -33,7 +33,7 @@ describe('a stored fact and its later state', () => {
     const key = [...scopeKey(scope), 'fact', fact.fact_id];
     const sealedBefore = Buffer.from(store.records.get(key) as Uint8Array);
     const closed = { ...fact, invalid_from: 2000, updated_at: 2000 };
-    await graph.putFact(scope, closed);
+    await graph.putFactState(scope, closed);
 
     expect(Buffer.from(store.records.get(key) as Uint8Array).equals(sealedBefore)).toBe(true);
     expect(graph.getFact(scope, fact.fact_id)).toEqual(closed);
@@ -48,7 +48,7 @@ describe('a stored fact and its later state', () => {
   it('forgets both parts of a fact, so an id stored again starts from its new record', async () => {
     const { store, graph } = open();
     await graph.putFact(scope, fact);
-    await graph.putFact(scope, { ...fact, invalid_from: 2000, updated_at: 2000 });
+    await graph.putFactState(scope, { ...fact, invalid_from: 2000, updated_at: 2000 });
     await store.transaction(() => graph.removeFact(scope, fact.fact_id));
     expect(graph.getFact(scope, fact.fact_id)).toBeUndefined();
     const reborn = { ...fact, value: 'Porto', created_at: 1500, updated_at: 1500 };

@@ -136,7 +136,13 @@ describe('OwnerActor facts', () => {
     class RefusingGraph extends GraphStore {
       refuse = 0;
       override putFact(scope: Scope, fact: Fact): Promise<boolean> {
-        if (this.refuse === 0) return super.putFact(scope, fact);
+        return this.refused() ?? super.putFact(scope, fact);
+      }
+      override putFactState(scope: Scope, fact: Fact): Promise<boolean> {
+        return this.refused() ?? super.putFactState(scope, fact);
+      }
+      private refused(): Promise<boolean> | undefined {
+        if (this.refuse === 0) return undefined;
         this.refuse--;
         return new Promise((_, reject) => setTimeout(() => reject(new Error('disk full')), 20));
       }

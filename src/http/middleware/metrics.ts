@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { finished } from 'node:stream';
 import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -10,7 +9,7 @@ import { routeTemplate } from './request-log.js';
 export function recordRequests(metrics: Metrics): Middleware<AppState> {
   return async (ctx, next) => {
     const stop = metrics.httpRequests.startTimer();
-    finished(ctx.res, () => {
+    ctx.res.once('close', () => {
       stop({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(ctx.res.statusCode) });
     });
     await next();

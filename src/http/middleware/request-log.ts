@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { finished } from 'node:stream';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../log.js';
+import { fixedFieldLogger, type Logger } from '../../log.js';
 import type { AppContext, AppState } from '../context.js';
 
 /**
@@ -9,10 +8,13 @@ import type { AppContext, AppState } from '../context.js';
  * request id a user reports finds it. It names the route template, never the raw path or query string
  * (they carry ids and `q`), and the owner only as a keyed digest; bodies and keys never reach it.
  */
-export function requestLog(log: Logger, ownerDigest: (entityId: string) => string): Middleware<AppState> {
+export function requestLog(parent: Logger, ownerDigest: (entityId: string) => string): Middleware<AppState> {
+  const log = fixedFieldLogger(parent);
   return async (ctx, next) => {
     const started = performance.now();
-    finished(ctx.res, (err) => {
+    // 'close' comes once the response is sent or the client went away (`writableFinished` tells which):
+    // one listener, where stream.finished adds five.
+    ctx.res.once('close', () => {
       const owner = ctx.query.entity_id;
       const principal = ctx.state.principal as AppState['principal'] | undefined;
       log.info(
@@ -25,7 +27,7 @@ export function requestLog(log: Logger, ownerDigest: (entityId: string) => strin
           tenant: principal?.tenant,
           keyId: principal?.keyId,
           owner: typeof owner === 'string' ? ownerDigest(owner) : undefined,
-          ...(err ? { aborted: true } : {}),
+          ...(ctx.res.writableFinished ? {} : { aborted: true }),
         },
         'request',
       );
