@@ -1,4 +1,4 @@
-import { FactIndex } from '../domain/fact-index.js';
+import { chainKey, FactIndex } from '../domain/fact-index.js';
 import { byObservedDesc, type Fact, type SubjectType } from '../domain/facts.js';
 
 /** What a fact command decides from: the owner's facts including its own queued, not yet committed writes. */
@@ -18,6 +18,8 @@ export class FactOverlay {
   readonly committed: FactIndex;
   /** Newest staged version of each fact with writes in flight, and the batch that staged it. */
   private readonly pending = new Map<string, { fact: Fact; seq: number }>();
+  /** The ids in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
+  private readonly pendingByChain = new Map<string, Set<string>>();
   private readonly staged = new Map<number, Fact[]>();
   private nextSeq = 0;
   /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on. */
@@ -38,16 +40,17 @@ export class FactOverlay {
     return [...this.shown];
   }
 
-  /** Whether a fact is stored or on its way to LMDB: a version of a fact not known is a new fact. */
-  knows(id: string): boolean {
-    return this.pending.has(id) || this.committed.get(id) !== undefined;
-  }
-
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
   stage(writes: Fact[]): number {
     const seq = this.nextSeq++;
     this.staged.set(seq, writes);
-    for (const fact of writes) this.pending.set(fact.fact_id, { fact, seq });
+    for (const fact of writes) {
+      this.pending.set(fact.fact_id, { fact, seq });
+      const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
+      let ids = this.pendingByChain.get(key);
+      if (!ids) this.pendingByChain.set(key, (ids = new Set()));
+      ids.add(fact.fact_id);
+    }
     return seq;
   }
 
@@ -77,7 +80,7 @@ export class FactOverlay {
       return staged.fact;
     },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
-      const inFlight = this.inFlight((f) => f.subject_type === subjectType && f.subject_id === subjectId && f.predicate === predicate);
+      const inFlight = this.inFlightOf(chainKey(subjectType, subjectId, predicate));
       const laterInFlight = inFlight.some((f) => f.observed_at > at);
       const found = new Map<string, Fact>();
       for (const f of this.committed.neighbourhood(subjectType, subjectId, predicate, at, laterInFlight)) found.set(f.fact_id, f);
@@ -88,15 +91,26 @@ export class FactOverlay {
       if (this.pending.size === 0) return this.committed.activeFacts();
       const found = new Map<string, Fact>();
       for (const f of this.committed.activeFacts()) found.set(f.fact_id, f);
-      for (const f of this.inFlight(() => true)) found.set(f.fact_id, f);
+      for (const f of this.everyInFlight()) found.set(f.fact_id, f);
       return [...found.values()].filter((f) => f.invalid_from === null).sort(byObservedDesc);
     },
   };
 
-  private inFlight(matches: (f: Fact) => boolean): Fact[] {
+  /** Every staged version, each shown to the command being planned. */
+  private everyInFlight(): Fact[] {
     const out: Fact[] = [];
     for (const { fact, seq } of this.pending.values()) {
-      if (!matches(fact)) continue;
+      out.push(fact);
+      this.shown.add(seq);
+    }
+    return out;
+  }
+
+  /** The staged versions of one chain's facts, each shown to the command being planned. */
+  private inFlightOf(key: string): Fact[] {
+    const out: Fact[] = [];
+    for (const id of this.pendingByChain.get(key) ?? []) {
+      const { fact, seq } = this.pending.get(id)!;
       out.push(fact);
       this.shown.add(seq);
     }
@@ -107,7 +121,12 @@ export class FactOverlay {
     const writes = this.staged.get(seq) ?? [];
     this.staged.delete(seq);
     for (const fact of writes) {
-      if (this.pending.get(fact.fact_id)?.seq === seq) this.pending.delete(fact.fact_id);
+      if (this.pending.get(fact.fact_id)?.seq !== seq) continue;
+      this.pending.delete(fact.fact_id);
+      const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
+      const ids = this.pendingByChain.get(key)!;
+      ids.delete(fact.fact_id);
+      if (ids.size === 0) this.pendingByChain.delete(key);
     }
     return writes;
   }

@@ -247,10 +247,10 @@ export class OwnerActor {
     return this.mailbox.submit(
       () => this.lastTransaction,
       () => {
-        const { writes, result } = decide(this.deps.clock.now());
+        const change = decide(this.deps.clock.now());
         // Also with nothing to write (a repeated retraction): the answer may rest on writes still in
         // flight, and an acknowledgement never describes a state that could still be lost.
-        return this.factsPart.write(writes).then(() => result);
+        return this.factsPart.write(change).then(() => change.result);
       },
     );
   }

@@ -3,8 +3,8 @@ import type { Fact } from '../domain/facts.js';
 import type { Relationship, RelationshipInput } from '../domain/relationships.js';
 import type { Scope } from '../domain/scope.js';
 import { AppError, assertUnreachable } from '../errors.js';
-import type { FactVersion, GraphStore } from '../store/graph.js';
-import type { FactCommand, OwnerFacts } from './owner-facts.js';
+import type { GraphStore } from '../store/graph.js';
+import type { FactChange, FactCommand, OwnerFacts } from './owner-facts.js';
 import { GraphCommands, type GraphRecords } from './owner-graph.js';
 
 /** One operation of a batch of memory writes (`POST /v1/memory/batch`), its ids already minted. */
@@ -36,26 +36,23 @@ export function applyOperations(
 ): BatchResult[] {
   const buffer = new GraphBuffer(parts.graph);
   const commands = new GraphCommands(parts.scope, buffer);
-  const factWrites: Fact[] = [];
-  const factVersions: FactVersion[] = [];
+  const factChanges: Array<FactChange<unknown>> = [];
   const results = operations.map((operation, i) => {
     try {
-      return decide(operation, now, commands, parts.facts, (writes) => {
-        const { seq, versions } = parts.facts.stagePlanned(writes);
-        staged.push(seq);
-        factWrites.push(...writes);
-        factVersions.push(...versions);
+      return decide(operation, now, commands, parts.facts, (change) => {
+        staged.push(parts.facts.stagePlanned(change.writes));
+        factChanges.push(change);
       });
     } catch (error) {
       throw atOperation(i, error);
     }
   });
   buffer.flush(parts.scope);
-  parts.facts.putWithin(factWrites, factVersions);
+  parts.facts.putWithin(factChanges);
   return results;
 }
 
-function decide(operation: BatchOperation, now: number, graph: GraphCommands, facts: OwnerFacts, stage: (writes: Fact[]) => void): BatchResult {
+function decide(operation: BatchOperation, now: number, graph: GraphCommands, facts: OwnerFacts, stage: (change: FactChange<unknown>) => void): BatchResult {
   switch (operation.op) {
     case 'upsert_entity':
       return { kind: 'entity', record: graph.upsertEntity(operation.input, now) };
@@ -66,12 +63,12 @@ function decide(operation: BatchOperation, now: number, graph: GraphCommands, fa
     case 'assert_fact': {
       graph.requireSubject(operation.command.subject_type, operation.command.subject_id);
       const change = facts.assertion(operation.command, now);
-      stage(change.writes);
+      stage(change);
       return { kind: 'fact', record: change.result };
     }
     case 'retract_fact': {
       const change = facts.retraction(operation.fact_id, now);
-      if (change.writes.length > 0) stage(change.writes);
+      if (change.writes.length > 0) stage(change);
       return { kind: 'fact', record: change.result };
     }
     default:

@@ -3,7 +3,7 @@ import type { FactIndex } from '../domain/fact-index.js';
 import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
 import type { Scope } from '../domain/scope.js';
 import { invalidInput, notFound } from '../errors.js';
-import type { FactVersion, GraphStore } from '../store/graph.js';
+import type { GraphStore } from '../store/graph.js';
 import { FactOverlay } from './fact-overlay.js';
 import { settled } from './mailbox.js';
 
@@ -16,6 +16,8 @@ export type FactCommand = Omit<FactAssertion, 'observed_at' | 'entity_id' | 'par
 /** A fact command's decision: the fact versions to store, and what the caller is answered. */
 export interface FactChange<T> {
   writes: Fact[];
+  /** The one of `writes` that is a new fact (an assertion's), stored whole; the others are later versions of stored facts. */
+  created: Fact | null;
   result: T;
 }
 
@@ -85,14 +87,14 @@ export class OwnerFacts {
       if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
     }
     writes.push(plan.fact);
-    return { writes, result: plan.fact };
+    return { writes, created: plan.fact, result: plan.fact };
   }
 
   retraction(id: string, now: number): FactChange<Fact> {
     const fact = this.overlay().plan().get(id);
     if (!fact) throw notFound(`fact ${id}`);
     const retracted = retractFact(fact, now);
-    return { writes: retracted === fact ? [] : [retracted], result: retracted };
+    return { writes: retracted === fact ? [] : [retracted], created: null, result: retracted };
   }
 
   /** Retracts the redundant facts (src/domain/consolidation.ts); `isActiveRelationship` reads the graph. */
@@ -104,7 +106,7 @@ export class OwnerFacts {
       if (id !== null && isActiveRelationship(id)) activeRelationshipIds.add(id);
     }
     const plan = planConsolidation({ facts: active, activeRelationshipIds });
-    return { writes: plan.retract.map(({ fact }) => retractFact(fact, now)), result: plan.report };
+    return { writes: plan.retract.map(({ fact }) => retractFact(fact, now)), created: null, result: plan.report };
   }
 
   /**
@@ -117,15 +119,14 @@ export class OwnerFacts {
    * with their error when they are not, so nothing ever stores or acknowledges a consequence of a write
    * the disk refused. Commands on other facts go on sharing commits.
    */
-  write(writes: Fact[]): Promise<void> {
+  write({ writes, created }: FactChange<unknown>): Promise<void> {
     const overlay = this.overlay();
     const premises = this.stored(overlay.premises());
     // Nothing to write: answered once every write in flight has reached the index, as the answer may describe it.
     const appliedSoFar = this.lastApplied;
     if (writes.length === 0) return premises ? premises.then(() => appliedSoFar) : appliedSoFar;
-    const fresh = writes.map((fact) => !overlay.knows(fact.fact_id));
     const seq = overlay.stage(writes);
-    const put = () => Promise.all(writes.map((fact, i) => (fresh[i] ? this.graph.putFact(this.scope, fact) : this.graph.putFactState(this.scope, fact))));
+    const put = () => Promise.all(writes.map((fact) => (fact === created ? this.graph.putFact(this.scope, fact) : this.graph.putFactState(this.scope, fact))));
     const committed = premises ? premises.then(put) : put();
     // Commits are applied to the index in command order, and a command is answered once its own are:
     // lmdb-js may resolve a later batch's puts before an earlier one's when many are queued (measured:
@@ -155,18 +156,18 @@ export class OwnerFacts {
    * `settleWithin` (after the commit) or `discardWithin` (refused, or the commit failed) takes. The batch
    * runs with no fact write of the owner in flight (src/actors/owner-actor.ts), so it builds on no premise.
    */
-  stagePlanned(writes: Fact[]): { seq: number; versions: FactVersion[] } {
-    const overlay = this.overlay();
-    const versions = writes.map((fact): FactVersion => (overlay.knows(fact.fact_id) ? 'later' : 'new'));
-    return { seq: overlay.stage(writes), versions };
+  stagePlanned(writes: Fact[]): number {
+    return this.overlay().stage(writes);
   }
 
   /**
-   * Inside the owner's write transaction, once the batch has decided everything: puts its fact versions,
-   * in order, each as `stagePlanned` classed it.
+   * Inside the owner's write transaction, once the batch has decided everything: puts its commands' fact
+   * versions, in order.
    */
-  putWithin(writes: readonly Fact[], versions: readonly FactVersion[]): void {
-    writes.forEach((fact, i) => this.graph.putFactWithin(this.scope, fact, versions[i]!));
+  putWithin(changes: ReadonlyArray<FactChange<unknown>>): void {
+    for (const { writes, created } of changes) {
+      for (const fact of writes) this.graph.putFactWithin(this.scope, fact, fact === created ? 'new' : 'later');
+    }
   }
 
   /** The batch's transaction committed: readers see its fact versions. */

@@ -75,11 +75,18 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
   }
 
   if (incoming.cardinality === 'single') {
-    const active = chain.filter((f) => f.invalid_from === null && !invalidations.has(f.fact_id));
-    const newerActive = active.filter((f) => f.observed_at > at);
-    if (newerActive.length === 0) {
-      for (const f of active) invalidations.set(f.fact_id, at);
-      supersedes ??= latest(active)?.fact_id ?? null;
+    // Loops rather than filtered copies: this runs for every assertion, hundreds per batch.
+    const stillActive = (f: Fact) => f.invalid_from === null && !invalidations.has(f.fact_id);
+    let newerActive = false;
+    for (const f of chain) if (stillActive(f) && f.observed_at > at) newerActive = true;
+    if (!newerActive) {
+      let latestActive: Fact | undefined;
+      for (const f of chain) {
+        if (!stillActive(f)) continue;
+        if (!latestActive || byObservedDesc(f, latestActive) < 0) latestActive = f;
+        invalidations.set(f.fact_id, at);
+      }
+      supersedes ??= latestActive?.fact_id ?? null;
     } else {
       const successor = earliest(chain.filter((f) => f.observed_at > at));
       invalidFrom = successor ? successor.observed_at : null;
@@ -95,7 +102,23 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
   }
 
   return {
-    fact: { ...incoming, invalid_from: invalidFrom, supersedes_fact_id: supersedes, created_at: now, updated_at: now },
+    // Built field by field, not spread: one object shape for every fact, and no copy of a dictionary.
+    fact: {
+      fact_id: incoming.fact_id,
+      entity_id: incoming.entity_id,
+      partition: incoming.partition,
+      subject_type: incoming.subject_type,
+      subject_id: incoming.subject_id,
+      predicate: incoming.predicate,
+      value: incoming.value,
+      cardinality: incoming.cardinality,
+      valid_from: incoming.valid_from,
+      observed_at: incoming.observed_at,
+      invalid_from: invalidFrom,
+      supersedes_fact_id: supersedes,
+      created_at: now,
+      updated_at: now,
+    },
     invalidations: [...invalidations].map(([fact_id, invalid_from]) => ({ fact_id, invalid_from })),
   };
 }

@@ -166,6 +166,34 @@ describe('OwnerActor facts', () => {
     await registry.close();
   });
 
+  it('an assertion about another subject or predicate does not fail with a commit in flight that fails', async () => {
+    class HeldGraph extends GraphStore {
+      gate: Promise<void> | null = null;
+      override putFact(scope: Scope, fact: Fact): Promise<boolean> {
+        const gate = this.gate;
+        if (!gate || fact.value !== 'Lost') return super.putFact(scope, fact);
+        return gate.then(() => Promise.reject(new Error('disk full')));
+      }
+    }
+    const held = new HeldGraph(store);
+    const registry = new ActorRegistry({ ...temp.deps, graph: held }, { maxActors: 10, idleMs: 60_000 });
+    const actor = registry.actorFor(owner);
+    await actor.upsertEntity({ memory_entity_id: 'ent_9', entity_type: 'place', display_name: 'Nine', aliases: [], attributes: {} });
+    let release!: () => void;
+    held.gate = new Promise((resolve) => (release = resolve));
+    const city = actor.assertFact(command('city', 'Lost'));
+    const others = [
+      actor.assertFact(command('food', 'tea')),
+      actor.assertFact(command('city', 'Rome', { subject_type: 'entity', subject_id: 'ent_9' })),
+      actor.assertFact(command('city:x', 'Oslo')),
+    ];
+    release();
+    await expect(city).rejects.toThrow('disk full');
+    await expect(Promise.all(others)).resolves.toHaveLength(3);
+    expect(values(actor.facts().list({ include_inactive: true, limit: 10 })).sort()).toEqual(['Oslo', 'Rome', 'tea']);
+    await registry.close();
+  });
+
   it('sees an entity queued just before a fact about it', async () => {
     const actor = actors.actorFor(owner);
     const entity = actor.upsertEntity({ memory_entity_id: 'ent_1', entity_type: 'person', display_name: 'Ada', aliases: [], attributes: {} });
