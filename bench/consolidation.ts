@@ -24,6 +24,7 @@ const RUNS = Number(process.argv[2] ?? 5);
 const FACTS = 10_000;
 const REDUNDANT = 0.3;
 const T0 = Date.UTC(2026, 0, 1);
+const KEY = 'sk_bench_consolidation_0123456789';
 
 /** 7,000 distinct statements plus 3,000 restatements differing only in case and spacing. */
 function ownerFacts(scope: Scope): Fact[] {
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-consolidation-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: `bench-${process.pid}` });
-  const service = await startService(config, { keys: KeyRing.fromKeys([]), log: createLogger('silent') });
+  const service = await startService(config, { keys: KeyRing.fromKeys([{ key: KEY, tenant: 'bench', principal: 'bench' }]), log: createLogger('silent') });
   await service.jobsStarted; // Temporal starts in the background; the benchmark needs it
   const { store, graph, actors, jobs } = service.deps;
 
@@ -109,6 +110,25 @@ async function main(): Promise<void> {
       }
     }
 
+    // An owner with no facts, as most consolidation requests find one: what orchestration alone costs.
+    const emptyActor: number[] = [];
+    const emptyWorkflow: number[] = [];
+    const emptyRoute: number[] = [];
+    for (let i = 0; i < RUNS * 4; i++) {
+      const timed = async (into: number[], run: (owner: Scope) => Promise<unknown>) => {
+        const owner: Scope = { tenant: 'bench', partition: null, entityId: `empty-${owners++}` };
+        const start = performance.now();
+        await run(owner);
+        into.push(performance.now() - start);
+      };
+      await timed(emptyActor, (owner) => actors.actorFor(owner).consolidate());
+      await timed(emptyWorkflow, (owner) => jobs.consolidate(owner));
+      await timed(emptyRoute, async (owner) => {
+        const res = await fetch(`${service.url}/v1/memory/consolidate?entity_id=${owner.entityId}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` } });
+        if (res.status !== 200) throw new Error(`consolidate answered ${res.status}: ${await res.text()}`);
+      });
+    }
+
     const p = median(pure);
     const a = median(actor);
     const w = median(workflow);
@@ -119,6 +139,13 @@ async function main(): Promise<void> {
     console.log(`| actor command (LMDB read + plan + retractions) | ${a.toFixed(2)} | ${(a / p).toFixed(2)} |`);
     console.log(`| workflow via Temporal (HTTP route's path) | ${w.toFixed(2)} | ${(w / p).toFixed(2)} |`);
     console.log(`\norchestration overhead: workflow / actor = ${(w / a).toFixed(2)} (+${(w - a).toFixed(1)} ms per run)`);
+    const [ea, ew, er] = [median(emptyActor), median(emptyWorkflow), median(emptyRoute)];
+    console.log(`\nan owner with no facts, medians of ${RUNS * 4} runs per path:`);
+    console.log('| path | median ms | above the actor command |');
+    console.log('|---|---|---|');
+    console.log(`| actor command (baseline) | ${ea.toFixed(2)} | - |`);
+    console.log(`| workflow via Temporal | ${ew.toFixed(2)} | +${(ew - ea).toFixed(1)} ms |`);
+    console.log(`| POST /v1/memory/consolidate (HTTP, the route's whole path) | ${er.toFixed(2)} | +${(er - ea).toFixed(1)} ms (target: p50 ≤ 40 ms) |`);
   } finally {
     await service.close();
     await dev?.stop();
