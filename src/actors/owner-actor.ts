@@ -183,11 +183,15 @@ export class OwnerActor {
     );
   }
 
-  assertFact(command: FactCommand): Promise<Fact> {
+  /**
+   * Asserts a fact. `alongside`, when given, is shown the fact decided and returns writes that commit in the
+   * same transaction as the fact's (the answer kept for an `Idempotency-Key`).
+   */
+  assertFact(command: FactCommand, alongside?: (fact: Fact) => () => void): Promise<Fact> {
     return this.factCommand((now) => {
       this.graph.requireSubject(command.subject_type, command.subject_id);
       return this.factsPart.assertion(command, now);
-    });
+    }, alongside);
   }
 
   retractFact(id: string): Promise<Fact> {
@@ -243,14 +247,14 @@ export class OwnerActor {
   }
 
   /** Runs a fact command in this owner's order; the facts part writes what it decided (see the class comment). */
-  private factCommand<T>(decide: (now: number) => FactChange<T>): Promise<T> {
+  private factCommand<T>(decide: (now: number) => FactChange<T>, alongside?: (result: T) => () => void): Promise<T> {
     return this.mailbox.submit(
       () => this.lastTransaction,
       () => {
         const change = decide(this.deps.clock.now());
         // Also with nothing to write (a repeated retraction): the answer may rest on writes still in
         // flight, and an acknowledgement never describes a state that could still be lost.
-        return this.factsPart.write(change).then(() => change.result);
+        return this.factsPart.write(change, alongside?.(change.result)).then(() => change.result);
       },
     );
   }

@@ -3,7 +3,7 @@ import type { FactIndex } from '../domain/fact-index.js';
 import { applyInvalidation, planAssertion, retractFact, type Fact, type FactAssertion } from '../domain/facts.js';
 import type { Scope } from '../domain/scope.js';
 import { invalidInput, notFound } from '../errors.js';
-import type { GraphStore } from '../store/graph.js';
+import type { FactVersion, GraphStore } from '../store/graph.js';
 import { FactOverlay } from './fact-overlay.js';
 import { settled } from './mailbox.js';
 
@@ -119,14 +119,18 @@ export class OwnerFacts {
    * with their error when they are not, so nothing ever stores or acknowledges a consequence of a write
    * the disk refused. Commands on other facts go on sharing commits.
    */
-  write({ writes, created }: FactChange<unknown>): Promise<void> {
+  write({ writes, created }: FactChange<unknown>, alongside?: () => void): Promise<void> {
     const overlay = this.overlay();
     const premises = this.stored(overlay.premises());
     // Nothing to write: answered once every write in flight has reached the index, as the answer may describe it.
     const appliedSoFar = this.lastApplied;
     if (writes.length === 0) return premises ? premises.then(() => appliedSoFar) : appliedSoFar;
     const seq = overlay.stage(writes);
-    const put = () => Promise.all(writes.map((fact) => (fact === created ? this.graph.putFact(this.scope, fact) : this.graph.putFactState(this.scope, fact))));
+    const version = (fact: Fact): FactVersion => (fact === created ? 'new' : 'later');
+    // With writes to commit alongside (a kept answer), one transaction holds both; else plain puts, cheaper.
+    const put: () => Promise<unknown> = alongside
+      ? () => this.graph.putFactsAlong(this.scope, writes.map((fact) => ({ fact, version: version(fact) })), alongside)
+      : () => Promise.all(writes.map((fact) => (version(fact) === 'new' ? this.graph.putFact(this.scope, fact) : this.graph.putFactState(this.scope, fact))));
     const committed = premises ? premises.then(put) : put();
     // Commits are applied to the index in command order, and a command is answered once its own are:
     // lmdb-js may resolve a later batch's puts before an earlier one's when many are queued (measured:

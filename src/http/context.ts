@@ -74,6 +74,13 @@ export interface AppState {
    * keys with a limit, for the bulk routes to charge their items. Absent for keys without a limit.
    */
   chargeRate?: (tokens: number) => void;
+  /**
+   * Under an `Idempotency-Key` (src/http/idempotency.ts): the route's answer, as it will be sent (this status,
+   * this body as JSON), turned into the writes that keep it, for the route to run inside its write's own
+   * transaction, so the write and its kept answer commit together. A route that does not call it has its
+   * answer kept after it, in a commit of its own.
+   */
+  keepWithWrite?: (status: number, answer: unknown) => () => void;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -58,8 +58,19 @@ export function idempotentWrite(deps: Deps, body: WriteBody): Middleware<AppStat
       let fingerprint = body === 'stream' ? undefined : hash.digest('hex');
       if (body === 'stream') tapBodyStream(ctx, (chunk) => hash.update(chunk), () => (fingerprint = hash.digest('hex')));
       const before = { ...ctx.response.headers };
+      let keptWithWrite: Buffer | undefined;
+      ctx.state.keepWithWrite = (status, answer) => {
+        const kept = keptJson(ctx, status, answer, fingerprint);
+        keptWithWrite = kept.body;
+        return deps.idempotency.keeper(holder, key, ownerOf(ctx), kept, deps.clock.now(), deps.clock.now() + IDEMPOTENCY_TTL_MS);
+      };
       await next();
       if (ctx.status < 200 || ctx.status >= 300) return;
+      // Kept in the write's own transaction (the route asked for it): answered with the very bytes kept.
+      if (keptWithWrite) {
+        ctx.body = keptWithWrite;
+        return;
+      }
       // The write is done: an answer that cannot be kept is still the answer, and the log says so.
       await keep(deps, holder, key, ctx, before, fingerprint).catch((err: unknown) =>
         deps.log.error({ err, requestId: ctx.state.requestId }, 'the answer to an Idempotency-Key could not be kept; a retry would run again'),
@@ -117,15 +128,29 @@ function replay(ctx: AppContext, kept: KeptResponse): void {
 }
 
 /**
+ * The answer a route gives in JSON (`keepWithWrite`), as it is kept: the headers are those Koa sets for a
+ * JSON body, which is what `keep` would find the route had set.
+ */
+function keptJson(ctx: AppContext, status: number, answer: unknown, fingerprint: string | undefined): KeptResponse {
+  if (fingerprint === undefined) throw new Error('a streamed request cannot keep its answer with its write');
+  return { fingerprint, status, headers: [['content-type', 'application/json; charset=utf-8']], body: Buffer.from(JSON.stringify(answer), 'utf8') };
+}
+
+/** The owner a writing POST names in its query (`entity_id`, `partition`), which the route has validated. */
+function ownerOf(ctx: AppContext): Scope {
+  const { entity_id, partition } = ctx.query;
+  if (typeof entity_id !== 'string' || (partition !== undefined && typeof partition !== 'string')) throw new Error(`${ctx.path} names no owner`);
+  return requestedScope(ctx.state.principal, { entity_id, partition });
+}
+
+/**
  * Keeps the route's answer as bytes, with the headers it set (those that differ from before it ran), under
  * the owner it wrote to; the answer sent becomes those bytes, so a replay is byte for byte the first answer.
  * Every writing POST names its owner in the query (`entity_id`, `partition`), which the route has validated.
  */
 async function keep(deps: Deps, holder: KeyHolder, key: string, ctx: AppContext, before: Record<string, unknown>, fingerprint: string | undefined): Promise<void> {
   if (fingerprint === undefined) throw new Error('the route answered before reading its streamed body whole');
-  const { entity_id, partition } = ctx.query;
-  if (typeof entity_id !== 'string' || (partition !== undefined && typeof partition !== 'string')) throw new Error(`${ctx.path} names no owner`);
-  const owner: Scope = requestedScope(ctx.state.principal, { entity_id, partition });
+  const owner = ownerOf(ctx);
   const body = ctx.body;
   let bytes: Buffer;
   if (body === null || body === undefined) bytes = Buffer.alloc(0);

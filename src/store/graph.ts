@@ -166,6 +166,18 @@ export class GraphStore {
     void this.putFactVersion(scope, fact, version);
   }
 
+  /**
+   * A command's fact versions (the new fact's content, the others' states) and `alongside`'s writes in one
+   * transaction: they commit together or not at all (a write and its kept answer, src/http/idempotency.ts).
+   * `alongside` runs first: it reads before it writes, so nothing of the facts is put if it throws (Store).
+   */
+  putFactsAlong(scope: Scope, facts: ReadonlyArray<{ fact: Fact; version: FactVersion }>, alongside: () => void): Promise<void> {
+    return this.store.transaction(() => {
+      alongside();
+      for (const { fact, version } of facts) void this.putFactVersion(scope, fact, version);
+    });
+  }
+
   private putFactVersion(scope: Scope, fact: Fact, version: FactVersion): Promise<boolean> {
     const s = scopeKey(scope);
     if (version === 'new') return this.store.content.put([...s, 'fact', fact.fact_id], fact);

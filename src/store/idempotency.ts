@@ -90,18 +90,26 @@ export class IdempotencyRecords {
    * expired predecessor of the key goes, and so do up to SWEEP_PER_KEEP other expired keys.
    */
   keep(holder: KeyHolder, key: string, owner: Scope, response: KeptResponse, now: number, expiresAt: number): Promise<void> {
+    return this.store.transaction(this.keeper(holder, key, owner, response, now, expiresAt));
+  }
+
+  /**
+   * What `keep` does inside its transaction, for a caller to run inside its own: a write's transaction, so
+   * the write and its kept answer commit together or not at all. The answer is sealed now, by the caller.
+   */
+  keeper(holder: KeyHolder, key: string, owner: Scope, response: KeptResponse, now: number, expiresAt: number): () => void {
     const s = scopeKey(owner);
     const lookup: Lookup = [String(s[1]), String(s[2]), expiresAt];
     const ownerKey = keptKey(holder, key, lookup);
-    return this.store.transaction(() => {
-      const sealed: StoredKept = { expires_at: expiresAt, response: this.store.content.sealOwned(ownerKey, response) as StoredKept['response'] };
+    const sealed: StoredKept = { expires_at: expiresAt, response: this.store.content.sealOwned(ownerKey, response) as StoredKept['response'] };
+    return () => {
       const previous = this.db.get(lookupKey(holder, key)) as Lookup | undefined;
       if (previous) removeKept(this.db, keptKey(holder, key, previous));
       this.db.put(ownerKey, sealed);
       this.db.put(lookupKey(holder, key), lookup);
       this.db.put([BY_EXPIRY, expiresAt, holder.tenant, holder.principal, digest(key)], true);
       this.sweepIn(now, SWEEP_PER_KEEP);
-    });
+    };
   }
 
   /** Removes up to `limit` keys expired by `now`; how many. */

@@ -194,6 +194,18 @@ describe('OwnerActor facts', () => {
     await registry.close();
   });
 
+  it('commits an assertion and the writes asked alongside it (a kept answer) in one LMDB transaction', async () => {
+    const actor = actors.actorFor(owner);
+    await actor.assertFact(command('city', 'Paris'));
+    const lastTxn = () => (store.env.getStats() as { lastTxnId: number }).lastTxnId;
+    const before = lastTxn();
+    const lyon = await actor.assertFact(command('city', 'Lyon'), (decided) => () => void store.records.put(['kept-answer', decided.fact_id], decided.value));
+    expect(lastTxn() - before).toBe(1);
+    expect(store.records.get(['kept-answer', lyon.fact_id])).toBe('Lyon');
+    const stored = [...new GraphStore(store).loadFacts(owner)].map((f) => [f.value, f.invalid_from === null]);
+    expect(stored).toEqual(expect.arrayContaining([['Lyon', true], ['Paris', false]]));
+  });
+
   it('sees an entity queued just before a fact about it', async () => {
     const actor = actors.actorFor(owner);
     const entity = actor.upsertEntity({ memory_entity_id: 'ent_1', entity_type: 'person', display_name: 'Ada', aliases: [], attributes: {} });

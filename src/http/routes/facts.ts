@@ -13,7 +13,11 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
   router.post('/memory/facts', idempotentWrite(deps, { jsonLimit: deps.jsonBodyLimit }), async (ctx) => {
     const scope = ownerScope(ctx, parseQuery(ctx, OwnerQuerySchema), 'write');
     const body = await parseBody(ctx, FactBodySchema, deps.jsonBodyLimit);
-    const fact = await deps.actors.actorFor(scope).assertFact(factCommand(body, deps.clock.now(), deps.observedAtMaxSkewMs));
+    const keep = ctx.state.keepWithWrite;
+    const fact = await deps.actors.actorFor(scope).assertFact(
+      factCommand(body, deps.clock.now(), deps.observedAtMaxSkewMs),
+      keep && ((decided) => keep(201, factJson(decided))),
+    );
     ctx.status = 201;
     ctx.body = factJson(fact);
   });
