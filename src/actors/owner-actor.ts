@@ -159,15 +159,16 @@ export class OwnerActor {
    * Applies a batch of memory operations in order, all or nothing, in one LMDB transaction
    * (src/actors/owner-batch.ts: every operation decided before the first put): an operation refused, or a
    * commit refused, leaves nothing of the batch, in LMDB or in memory. Like forgetting, it waits for the owner's fact writes in flight, so it plans on
-   * what LMDB holds and builds on no premise; the fact commands after it wait for its commit.
+   * what LMDB holds and builds on no premise; the fact commands after it wait for its commit. `alongside`,
+   * when given, is shown the results decided and returns writes that commit in the same transaction.
    */
-  applyBatch(operations: readonly BatchOperation[]): Promise<BatchResult[]> {
+  applyBatch(operations: readonly BatchOperation[], alongside?: (results: BatchResult[]) => () => void): Promise<BatchResult[]> {
     const staged: number[] = [];
     return this.mailbox.submit(
       () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
       () => {
         const parts = { scope: this.scope, graph: this.deps.graph, facts: this.factsPart };
-        const done = this.deps.store.transaction(() => applyOperations(operations, this.deps.clock.now(), parts, staged)).then(
+        const done = this.deps.store.transaction(() => applyOperations(operations, this.deps.clock.now(), parts, staged, alongside)).then(
           (results) => {
             this.factsPart.settleWithin(staged);
             return results;

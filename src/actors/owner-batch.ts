@@ -26,13 +26,15 @@ export type BatchResult = { kind: 'entity'; record: Entity } | { kind: 'relation
  * 1. decide every operation in order, each on the ones before it: nodes and edges in a buffer over the
  *    store, fact versions staged in the owner's planning view (their tickets pushed to `staged`); the
  *    first operation refused throws an error naming it (`operations[i]: …`);
- * 2. only then put everything decided: the buffer's final nodes and edges, and every fact version.
+ * 2. only then put everything decided: the writes asked alongside (the answer kept for an
+ *    `Idempotency-Key`), the buffer's final nodes and edges, and every fact version.
  */
 export function applyOperations(
   operations: readonly BatchOperation[],
   now: number,
   parts: { scope: Scope; graph: GraphStore; facts: OwnerFacts },
   staged: number[],
+  alongside?: (results: BatchResult[]) => () => void,
 ): BatchResult[] {
   const buffer = new GraphBuffer(parts.graph);
   const commands = new GraphCommands(parts.scope, buffer);
@@ -47,6 +49,8 @@ export function applyOperations(
       throw atOperation(i, error);
     }
   });
+  // Writes asked alongside (a kept answer) go first: they read before they write, and nothing is put yet.
+  alongside?.(results)();
   buffer.flush(parts.scope);
   parts.facts.putWithin(factChanges);
   return results;

@@ -206,6 +206,16 @@ describe('OwnerActor facts', () => {
     expect(stored).toEqual(expect.arrayContaining([['Lyon', true], ['Paris', false]]));
   });
 
+  it('commits a batch and the writes asked alongside it in one LMDB transaction', async () => {
+    const actor = actors.actorFor(owner);
+    const lastTxn = () => (store.env.getStats() as { lastTxnId: number }).lastTxnId;
+    const before = lastTxn();
+    const results = await actor.applyBatch([{ op: 'assert_fact', command: command('city', 'Oslo') }], (decided) => () => void store.records.put(['kept-batch'], decided.length));
+    expect(lastTxn() - before).toBe(1);
+    expect(results).toHaveLength(1);
+    expect(store.records.get(['kept-batch'])).toBe(1);
+  });
+
   it('sees an entity queued just before a fact about it', async () => {
     const actor = actors.actorFor(owner);
     const entity = actor.upsertEntity({ memory_entity_id: 'ent_1', entity_type: 'person', display_name: 'Ada', aliases: [], attributes: {} });

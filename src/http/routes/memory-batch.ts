@@ -27,8 +27,10 @@ export function registerMemoryBatchRoute(router: AppRouter, deps: AppDeps): void
         throw atOperation(i, error);
       }
     });
-    const results = await deps.actors.actorFor(scope).applyBatch(commands);
-    ctx.body = { results: results.map(resultJson), count: results.length };
+    const answer = (results: BatchResult[]) => ({ results: results.map(resultJson), count: results.length });
+    const keep = ctx.state.keepWithWrite;
+    const results = await deps.actors.actorFor(scope).applyBatch(commands, keep && ((decided) => keep(200, answer(decided))));
+    ctx.body = answer(results);
   });
 }
 
