@@ -2,7 +2,7 @@ import { invalidInput } from '../../errors.js';
 import { matchesLeaf } from '../plan/match.js';
 import type { CompiledFilter, CompiledLeaf } from '../plan/types.js';
 import { addDoc, and, andNot, cardinality, orContainer, orInto, toArray, type DocSet } from '../storage/docset.js';
-import { isNumericType, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
+import { columnForm, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 
 /** Who asks, and where: the tenant, the partition (null: all of the tenant's) and the principal. */
@@ -139,9 +139,9 @@ function scan(
 
 function recheck(reader: IndexReader, t: string, leaf: CompiledLeaf, set: DocSet): DocSet {
   const out: DocSet = new Map();
-  const numeric = isNumericType(leaf.field.type);
+  const form = columnForm(leaf.field.type);
   for (const docNo of toArray(set)) {
-    if (matchesLeaf(leaf, reader.value(t, leaf.field.ver, numeric, docNo))) addDoc(out, docNo);
+    if (matchesLeaf(leaf, reader.value(t, leaf.field.ver, form, docNo))) addDoc(out, docNo);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { CHUNK_SIZE, STR_CHUNK_SIZE, type IndexDb } from './layout.js';
+import { CHUNK_SHIFT, CHUNK_SIZE, columnKey, STR_CHUNK_SHIFT, STR_CHUNK_SIZE, type IndexDb } from './layout.js';
+import { decodeStringChunk, StringChunk } from './string-chunk.js';
 
-/** One chunk of a column, or the values of a column gathered for some documents. */
+/** The values of a column gathered for some documents (numeric: NaN = missing). */
 export type ColumnArray = Float64Array | DocValue[];
 
 /** A numeric chunk (a fresh copy; NaN = missing); an absent chunk reads as all missing. */
@@ -12,10 +13,36 @@ export function readNumericChunk(db: IndexDb, key: Key): Float64Array {
   return new Float64Array(new Uint8Array(stored).buffer);
 }
 
-/** A string chunk (a fresh copy, writable); an absent chunk reads as all missing. */
-export function readStringChunk(db: IndexDb, key: Key): DocValue[] {
+/** A string_list chunk (a fresh copy, writable); an absent chunk reads as all missing. */
+export function readListChunk(db: IndexDb, key: Key): DocValue[] {
   const stored = db.meta.get(key) as DocValue[] | undefined;
   return stored ? [...stored] : new Array<DocValue>(STR_CHUNK_SIZE).fill(null);
+}
+
+/** Legacy chunks per string chunk: string fields written before issue 16 kept msgpack chunks of STR_CHUNK_SIZE. */
+const LEGACY_PER_CHUNK = 1 << (CHUNK_SHIFT - STR_CHUNK_SHIFT);
+
+/** Keys of the legacy (msgpack) chunks that string chunk `chunkNo` replaces. */
+export function legacyStringKeys(t: string, ver: string, chunkNo: number): Key[] {
+  return Array.from({ length: LEGACY_PER_CHUNK }, (_, j) => columnKey(t, ver, chunkNo * LEGACY_PER_CHUNK + j));
+}
+
+/**
+ * A string chunk (fresh, writable): the coded one, or else one built from the legacy chunks it replaces
+ * (`legacy` then says so, for the writer to delete them when it writes the coded one).
+ */
+export function readStringChunk(db: IndexDb, t: string, ver: string, chunkNo: number): { chunk: StringChunk; legacy: boolean } {
+  const stored = db.bin.get(columnKey(t, ver, chunkNo));
+  if (stored) return { chunk: decodeStringChunk(stored), legacy: false };
+  const chunk = StringChunk.empty();
+  let legacy = false;
+  legacyStringKeys(t, ver, chunkNo).forEach((key, j) => {
+    const values = db.meta.get(key) as Array<string | null> | undefined;
+    if (!values) return;
+    legacy = true;
+    for (let i = 0; i < values.length; i++) chunk.set(j * STR_CHUNK_SIZE + i, values[i] ?? null);
+  });
+  return { chunk, legacy };
 }
 
 /** The `i`-th value of a column array, NaN and absent read as missing (null). */

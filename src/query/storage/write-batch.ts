@@ -1,8 +1,15 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { readNumericChunk, readStringChunk, type ColumnArray } from './columns.js';
+import { legacyStringKeys, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
-import { chunkShift, columnKey, type IndexDb } from './layout.js';
+import { chunkShift, columnKey, type ColumnForm, type IndexDb } from './layout.js';
+import { encodeStringChunk, type StringChunk } from './string-chunk.js';
+
+/** A column chunk being changed; a string one built from legacy chunks deletes them when written. */
+type ColumnEntry =
+  | { key: Key; form: 'numeric'; data: Float64Array }
+  | { key: Key; form: 'string'; data: StringChunk; legacy: Key[] }
+  | { key: Key; form: 'list'; data: DocValue[] };
 
 /**
  * Read-modify-write buffer for one LMDB write transaction: containers and column chunks are read once,
@@ -11,7 +18,7 @@ import { chunkShift, columnKey, type IndexDb } from './layout.js';
  */
 export class WriteBatch {
   private readonly containers = new Map<string, ContainerDelta>();
-  private readonly columns = new Map<string, { key: Key; numeric: boolean; data: ColumnArray }>();
+  private readonly columns = new Map<string, ColumnEntry>();
 
   constructor(private readonly db: IndexDb) {}
 
@@ -28,23 +35,29 @@ export class WriteBatch {
     return entry.stored !== null && containerHas(entry.stored, low);
   }
 
-  getValue(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const shift = chunkShift(numeric);
-    const data = this.column(t, ver, numeric, docNo >>> shift);
+  getValue(t: string, ver: string, form: ColumnForm, docNo: number): DocValue {
+    const shift = chunkShift(form);
+    const entry = this.column(t, ver, form, docNo >>> shift);
     const at = docNo & ((1 << shift) - 1);
-    if (numeric) {
-      const n = (data as Float64Array)[at]!;
-      return Number.isNaN(n) ? null : n;
+    switch (entry.form) {
+      case 'numeric': {
+        const n = entry.data[at]!;
+        return Number.isNaN(n) ? null : n;
+      }
+      case 'string':
+        return entry.data.get(at);
+      case 'list':
+        return entry.data[at] ?? null;
     }
-    return (data as DocValue[])[at] ?? null;
   }
 
-  setValue(t: string, ver: string, numeric: boolean, docNo: number, value: DocValue): void {
-    const shift = chunkShift(numeric);
-    const data = this.column(t, ver, numeric, docNo >>> shift);
+  setValue(t: string, ver: string, form: ColumnForm, docNo: number, value: DocValue): void {
+    const shift = chunkShift(form);
+    const entry = this.column(t, ver, form, docNo >>> shift);
     const at = docNo & ((1 << shift) - 1);
-    if (numeric) (data as Float64Array)[at] = value === null ? NaN : (value as number);
-    else (data as DocValue[])[at] = value;
+    if (entry.form === 'numeric') entry.data[at] = value === null ? NaN : (value as number);
+    else if (entry.form === 'string') entry.data.set(at, value as string | null);
+    else entry.data[at] = value;
   }
 
   flush(): void {
@@ -55,17 +68,7 @@ export class WriteBatch {
       if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       else if (stored) this.db.bin.remove(entry.key);
     }
-    for (const { key, numeric, data } of this.columns.values()) {
-      if (numeric) {
-        const f = data as Float64Array;
-        if (f.every(Number.isNaN)) this.db.bin.remove(key);
-        else this.db.bin.put(key, Buffer.from(f.buffer, f.byteOffset, f.byteLength));
-      } else {
-        const a = data as DocValue[];
-        if (a.every((v) => v === null)) this.db.meta.remove(key);
-        else this.db.meta.put(key, a);
-      }
-    }
+    for (const entry of this.columns.values()) this.flushColumn(entry);
     this.containers.clear();
     this.columns.clear();
   }
@@ -77,15 +80,48 @@ export class WriteBatch {
     return entry;
   }
 
-  private column(t: string, ver: string, numeric: boolean, chunk: number): ColumnArray {
+  private flushColumn(entry: ColumnEntry): void {
+    const { key } = entry;
+    switch (entry.form) {
+      case 'numeric': {
+        const f = entry.data;
+        if (f.every(Number.isNaN)) this.db.bin.remove(key);
+        else this.db.bin.put(key, Buffer.from(f.buffer, f.byteOffset, f.byteLength));
+        return;
+      }
+      case 'string':
+        if (entry.data.isEmpty()) this.db.bin.remove(key);
+        else this.db.bin.put(key, encodeStringChunk(entry.data));
+        for (const legacy of entry.legacy) this.db.meta.remove(legacy);
+        return;
+      case 'list':
+        if (entry.data.every((v) => v === null)) this.db.meta.remove(key);
+        else this.db.meta.put(key, entry.data);
+    }
+  }
+
+  private column(t: string, ver: string, form: ColumnForm, chunk: number): ColumnEntry {
     const key = columnKey(t, ver, chunk);
     const id = cacheId(key);
     let entry = this.columns.get(id);
     if (!entry) {
-      entry = { key, numeric, data: numeric ? readNumericChunk(this.db, key) : readStringChunk(this.db, key) };
+      entry = this.readColumn(t, ver, form, chunk, key);
       this.columns.set(id, entry);
     }
-    return entry.data;
+    return entry;
+  }
+
+  private readColumn(t: string, ver: string, form: ColumnForm, chunkNo: number, key: Key): ColumnEntry {
+    switch (form) {
+      case 'numeric':
+        return { key, form, data: readNumericChunk(this.db, key) };
+      case 'string': {
+        const { chunk, legacy } = readStringChunk(this.db, t, ver, chunkNo);
+        return { key, form, data: chunk, legacy: legacy ? legacyStringKeys(t, ver, chunkNo) : [] };
+      }
+      case 'list':
+        return { key, form, data: readListChunk(this.db, key) };
+    }
   }
 }
 
