@@ -2,7 +2,6 @@ import { finishGroupRows, groupCapExceeded, type GroupRow } from '../plan/aggreg
 import type { CompiledAggregate, GroupSortKey, ResolvedField } from '../plan/types.js';
 import { CHUNK_SHIFT, CHUNK_SIZE, columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
-import type { StringChunk } from '../storage/string-chunk.js';
 
 type KeyValue = string | number | null;
 
@@ -28,26 +27,32 @@ export function columnarGroupRows(
 ): GroupRow[] {
   const groups = new GroupTable(query.groupBy.length, maxGroups);
   const accs = query.aggregates.map((a) => new AggregateColumn(a));
+  // Per chunk: each candidate's offset in the chunk and its group, then one tight loop per aggregate.
+  const ats = new Uint16Array(CHUNK_SIZE);
+  const gids = new Int32Array(CHUNK_SIZE);
   for (let from = 0; from < docs.length; ) {
     const chunkNo = docs[from]! >>> CHUNK_SHIFT;
-    let to = from;
-    while (to < docs.length && docs[to]! >>> CHUNK_SHIFT === chunkNo) to++;
-    const keys = query.groupBy.map((f) => chunkKeys(reader, t, f, chunkNo, docs, from, to));
-    for (const acc of accs) acc.load(reader, t, chunkNo);
+    let n = 0;
+    while (from + n < docs.length && docs[from + n]! >>> CHUNK_SHIFT === chunkNo) {
+      ats[n] = docs[from + n]! & (CHUNK_SIZE - 1);
+      n++;
+    }
+    const keys = query.groupBy.map((f) => chunkKeys(reader, t, f, chunkNo, ats, n));
     const k0 = keys[0];
     const k1 = keys[1];
     const width = k1 ? k1.values.length : 1;
     const local = new LocalGroups((k0 ? k0.values.length : 1) * width);
-    for (let i = from; i < to; i++) {
-      const at = docs[i]! & (CHUNK_SIZE - 1);
+    for (let i = 0; i < n; i++) {
+      const at = ats[i]!;
       const code0 = k0 ? k0.codes[at]! : 0;
       const code1 = k1 ? k1.codes[at]! : 0;
       const slot = code0 * width + code1;
       let g = local.get(slot);
       if (g < 0) local.set(slot, (g = groups.resolve(k0 ? k0.values[code0]! : null, k1 ? k1.values[code1]! : null)));
-      for (let a = 0; a < accs.length; a++) accs[a]!.add(g, at);
+      gids[i] = g;
     }
-    from = to;
+    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
+    from += n;
   }
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
@@ -59,7 +64,7 @@ interface ChunkKeys {
   values: KeyValue[];
 }
 
-function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo: number, docs: Uint32Array, from: number, to: number): ChunkKeys {
+function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo: number, ats: Uint16Array, n: number): ChunkKeys {
   if (columnForm(field.type) === 'string') {
     const chunk = reader.stringChunk(t, field.ver, chunkNo);
     return { codes: chunk.codes, values: [null, ...chunk.dict] };
@@ -68,12 +73,12 @@ function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo
   const codes = new Uint16Array(CHUNK_SIZE);
   const values: KeyValue[] = [null];
   const seen = new Map<number, number>();
-  for (let i = from; i < to; i++) {
-    const at = docs[i]! & (CHUNK_SIZE - 1);
-    const n = column[at]!;
-    if (Number.isNaN(n)) continue;
-    let code = seen.get(n);
-    if (code === undefined) seen.set(n, (code = values.push(n) - 1));
+  for (let i = 0; i < n; i++) {
+    const at = ats[i]!;
+    const v = column[at]!;
+    if (Number.isNaN(v)) continue;
+    let code = seen.get(v);
+    if (code === undefined) seen.set(v, (code = values.push(v) - 1));
     codes[at] = code;
   }
   return { codes, values };
@@ -125,80 +130,96 @@ class GroupTable {
 
 /**
  * One aggregate's state for every group, in typed arrays grown by doubling: documents with a value
- * (`count`), their sum, min and max, or the distinct values for count_distinct.
+ * (`count`), their sum, min and max, or the distinct values for count_distinct. Each chunk runs one loop
+ * chosen by the aggregate's kind, so the per-document work is a few typed-array reads and writes.
  */
 class AggregateColumn {
-  private count = new Float64Array(64);
-  private sum = new Float64Array(64);
-  private min = new Float64Array(64);
-  private max = new Float64Array(64);
-  private distinct: Array<Set<string | number>> = [];
-  private numeric: Float64Array | null = null;
-  private strings: StringChunk | null = null;
+  private stats = newStats(64);
+  private readonly distinct: Array<Set<string | number>> = [];
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
-  load(reader: IndexReader, t: string, chunkNo: number): void {
-    const field = this.aggregate.field;
-    if (field === null) return;
-    if (columnForm(field.type) === 'string') this.strings = reader.stringChunk(t, field.ver, chunkNo);
-    else this.numeric = reader.numericChunk(t, field.ver, chunkNo);
-  }
-
-  add(g: number, at: number): void {
-    if (g >= this.count.length) this.grow();
-    const op = this.aggregate.op;
-    if (this.aggregate.field === null) {
-      this.count[g]! += 1;
-    } else if (this.numeric) {
-      const n = this.numeric[at]!;
-      if (Number.isNaN(n)) return;
-      if (op === 'count_distinct') (this.distinct[g] ??= new Set()).add(n);
-      else this.addNumber(g, n);
+  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, gids: Int32Array, n: number, groupCount: number): void {
+    while (this.stats.count.length < groupCount) this.stats = grown(this.stats);
+    const { field, op } = this.aggregate;
+    if (field === null) {
+      countAll(this.stats.count, gids, n);
+    } else if (columnForm(field.type) === 'string') {
+      const chunk = reader.stringChunk(t, field.ver, chunkNo);
+      if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
+      else countPresent(this.stats.count, chunk.codes, ats, gids, n);
     } else {
-      const code = this.strings!.codes[at]!;
-      if (code === 0) return;
-      if (op === 'count_distinct') (this.distinct[g] ??= new Set()).add(this.strings!.dict[code - 1]!);
-      else this.count[g]! += 1;
+      const column = reader.numericChunk(t, field.ver, chunkNo);
+      if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
+      else addNumbers(this.stats, column, ats, gids, n);
     }
   }
 
   /** The group's answer, as `GroupAccumulator` gives it: null for sum/avg/min/max without values. */
   result(g: number): number | null {
-    const count = this.count[g] ?? 0;
+    const { count: counts, sum, min, max } = this.stats;
+    const count = counts[g] ?? 0;
     switch (this.aggregate.op) {
       case 'count':
         return count;
       case 'count_distinct':
         return this.distinct[g]?.size ?? 0;
       case 'sum':
-        return count === 0 ? null : this.sum[g]!;
+        return count === 0 ? null : sum[g]!;
       case 'avg':
-        return count === 0 ? null : this.sum[g]! / count;
+        return count === 0 ? null : sum[g]! / count;
       case 'min':
-        return count === 0 ? null : this.min[g]!;
+        return count === 0 ? null : min[g]!;
       case 'max':
-        return count === 0 ? null : this.max[g]!;
+        return count === 0 ? null : max[g]!;
     }
   }
 
-  private addNumber(g: number, n: number): void {
-    const seen = this.count[g]!;
-    this.count[g] = seen + 1;
-    this.sum[g]! += n;
-    if (seen === 0 || n < this.min[g]!) this.min[g] = n;
-    if (seen === 0 || n > this.max[g]!) this.max[g] = n;
+  private addDistinct<T extends Float64Array | Uint16Array>(column: T, valueOf: (raw: number) => string | number | null, ats: Uint16Array, gids: Int32Array, n: number): void {
+    for (let i = 0; i < n; i++) {
+      const v = valueOf(column[ats[i]!]!);
+      if (v !== null) (this.distinct[gids[i]!] ??= new Set()).add(v);
+    }
   }
+}
 
-  private grow(): void {
-    const bigger = (a: Float64Array) => {
-      const out = new Float64Array(a.length * 2);
-      out.set(a);
-      return out;
-    };
-    this.count = bigger(this.count);
-    this.sum = bigger(this.sum);
-    this.min = bigger(this.min);
-    this.max = bigger(this.max);
+/** Per group: documents with a value, and their sum, min and max. */
+interface Stats {
+  count: Float64Array;
+  sum: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+}
+
+const newStats = (size: number): Stats => ({ count: new Float64Array(size), sum: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size) });
+
+function grown(stats: Stats): Stats {
+  const out = newStats(stats.count.length * 2);
+  out.count.set(stats.count);
+  out.sum.set(stats.sum);
+  out.min.set(stats.min);
+  out.max.set(stats.max);
+  return out;
+}
+
+function countAll(count: Float64Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) count[gids[i]!]! += 1;
+}
+
+function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) if (codes[ats[i]!] !== 0) count[gids[i]!]! += 1;
+}
+
+/** count, sum, min and max of a numeric column's present values, in document order (as the accumulator adds them). */
+function addNumbers({ count, sum, min, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = column[ats[i]!]!;
+    if (v !== v) continue; // NaN: missing
+    const g = gids[i]!;
+    const seen = count[g]!;
+    count[g] = seen + 1;
+    sum[g]! += v;
+    if (seen === 0 || v < min[g]!) min[g] = v;
+    if (seen === 0 || v > max[g]!) max[g] = v;
   }
 }

@@ -6,11 +6,23 @@ import { decodeStringChunk, StringChunk } from './string-chunk.js';
 /** The values of a column gathered for some documents (numeric: NaN = missing). */
 export type ColumnArray = Float64Array | DocValue[];
 
+/**
+ * A value in LMDB's read buffer, which the next read reuses: callers copy what they keep at once (so a
+ * chunk is copied once, not twice as with `get`). The buffer is larger than the value: lmdb-js only sets
+ * its `length`, hence the view.
+ */
+function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
+  const stored = db.bin.getBinaryFast(key);
+  return stored?.subarray(0, stored.length);
+}
+
 /** A numeric chunk (a fresh copy; NaN = missing); an absent chunk reads as all missing. */
 export function readNumericChunk(db: IndexDb, key: Key): Float64Array {
-  const stored = db.bin.get(key);
-  if (!stored) return new Float64Array(CHUNK_SIZE).fill(NaN);
-  return new Float64Array(new Uint8Array(stored).buffer);
+  const out = new Float64Array(CHUNK_SIZE);
+  const stored = readFast(db, key);
+  if (stored) new Uint8Array(out.buffer).set(stored);
+  else out.fill(NaN);
+  return out;
 }
 
 /** A string_list chunk (a fresh copy, writable); an absent chunk reads as all missing. */
@@ -32,7 +44,7 @@ export function legacyStringKeys(t: string, ver: string, chunkNo: number): Key[]
  * (`legacy` then says so, for the writer to delete them when it writes the coded one).
  */
 export function readStringChunk(db: IndexDb, t: string, ver: string, chunkNo: number): { chunk: StringChunk; legacy: boolean } {
-  const stored = db.bin.get(columnKey(t, ver, chunkNo));
+  const stored = readFast(db, columnKey(t, ver, chunkNo));
   if (stored) return { chunk: decodeStringChunk(stored), legacy: false };
   const chunk = StringChunk.empty();
   let legacy = false;
