@@ -11,7 +11,7 @@ export type ColumnArray = Float64Array | DocValue[];
  * chunk is copied once, not twice as with `get`). The buffer is larger than the value: lmdb-js only sets
  * its `length`, hence the view.
  */
-function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
+export function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
   const stored = db.bin.getBinaryFast(key);
   return stored?.subarray(0, stored.length);
 }

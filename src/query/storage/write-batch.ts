@@ -1,6 +1,6 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { legacyStringKeys, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
+import { legacyStringKeys, readFast, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
 import { chunkShift, columnKey, type ColumnForm, type IndexDb } from './layout.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
@@ -17,8 +17,8 @@ type ColumnEntry =
  * callback, so every read-modify-write of tenant-wide structures sees the transaction's own state.
  */
 export class WriteBatch {
-  private readonly containers = new Map<string, ContainerDelta>();
-  private readonly columns = new Map<string, ColumnEntry>();
+  private readonly containers = new KeyMap<ContainerDelta>();
+  private readonly columns = new KeyMap<ColumnEntry>();
 
   constructor(private readonly db: IndexDb) {}
 
@@ -63,7 +63,7 @@ export class WriteBatch {
   flush(): void {
     for (const entry of this.containers.values()) {
       if (entry.delta.size === 0) continue;
-      const stored = entry.stored !== undefined ? entry.stored : (this.db.bin.get(entry.key) ?? null);
+      const stored = entry.stored !== undefined ? entry.stored : (readFast(this.db, entry.key) ?? null);
       const bytes = applyDelta(stored, entry.delta);
       if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       else if (stored) this.db.bin.remove(entry.key);
@@ -74,10 +74,7 @@ export class WriteBatch {
   }
 
   private container(key: Key): ContainerDelta {
-    const id = cacheId(key);
-    let entry = this.containers.get(id);
-    if (!entry) this.containers.set(id, (entry = { key, stored: undefined, delta: new Map() }));
-    return entry;
+    return this.containers.get(key, () => ({ key, stored: undefined, delta: new Map() }));
   }
 
   private flushColumn(entry: ColumnEntry): void {
@@ -102,13 +99,7 @@ export class WriteBatch {
 
   private column(t: string, ver: string, form: ColumnForm, chunk: number): ColumnEntry {
     const key = columnKey(t, ver, chunk);
-    const id = cacheId(key);
-    let entry = this.columns.get(id);
-    if (!entry) {
-      entry = this.readColumn(t, ver, form, chunk, key);
-      this.columns.set(id, entry);
-    }
-    return entry;
+    return this.columns.get(key, () => this.readColumn(t, ver, form, chunk, key));
   }
 
   private readColumn(t: string, ver: string, form: ColumnForm, chunkNo: number, key: Key): ColumnEntry {
@@ -132,8 +123,37 @@ interface ContainerDelta {
   delta: Map<number, boolean>;
 }
 
-function cacheId(key: Key): string {
-  let id = '';
-  for (const part of key) id += (typeof part === 'number' ? '#' : '$') + String(part) + '\u0001';
-  return id;
+/**
+ * Entries by LMDB key, in maps nested by key part: a document's write looks up ~60 keys, and this
+ * finds them without building a string of each (numbers and strings stay distinct keys, as in LMDB).
+ * All keys of one map have the same number of parts.
+ */
+class KeyMap<V> {
+  private readonly root = new Map<Key[number], unknown>();
+  private readonly entries: V[] = [];
+
+  get(key: Key, create: () => V): V {
+    let level = this.root;
+    for (let i = 0; i < key.length - 1; i++) {
+      let next = level.get(key[i]!) as Map<Key[number], unknown> | undefined;
+      if (!next) level.set(key[i]!, (next = new Map()));
+      level = next;
+    }
+    const last = key[key.length - 1]!;
+    let entry = level.get(last) as V | undefined;
+    if (entry === undefined) {
+      level.set(last, (entry = create()));
+      this.entries.push(entry);
+    }
+    return entry;
+  }
+
+  values(): V[] {
+    return this.entries;
+  }
+
+  clear(): void {
+    this.root.clear();
+    this.entries.length = 0;
+  }
 }
