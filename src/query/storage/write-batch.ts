@@ -2,7 +2,7 @@ import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
 import { legacyStringKeys, readFast, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
-import { chunkShift, columnKey, type ColumnForm, type IndexDb } from './layout.js';
+import { chunkShift, columnKey, nextDocNoKey, type ColumnForm, type IndexDb } from './layout.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
 
 /** A column chunk being changed; a string one built from legacy chunks deletes them when written. */
@@ -20,7 +20,17 @@ export class WriteBatch {
   private readonly containers = new KeyMap<ContainerDelta>();
   private readonly columns = new KeyMap<ColumnEntry>();
 
+  /** Next document number per tenant, read once per batch and stored by `flush`. */
+  private readonly nextDocNos = new Map<string, number>();
+
   constructor(private readonly db: IndexDb) {}
+
+  /** A new document number of tenant `t`. */
+  allocateDocNo(t: string): number {
+    const docNo = this.nextDocNos.get(t) ?? (this.db.meta.get(nextDocNoKey(t)) as number | undefined) ?? 0;
+    this.nextDocNos.set(t, docNo + 1);
+    return docNo;
+  }
 
   setBit(key: Key, docNo: number, present: boolean): void {
     this.container(key).delta.set(docNo & (SEG_SIZE - 1), present);
@@ -31,7 +41,8 @@ export class WriteBatch {
     const low = docNo & (SEG_SIZE - 1);
     const changed = entry.delta.get(low);
     if (changed !== undefined) return changed;
-    entry.stored ??= this.db.bin.get(key) ?? null;
+    // Read once per batch, an absent container included (null), not again on every call.
+    if (entry.stored === undefined) entry.stored = this.db.bin.get(key) ?? null;
     return entry.stored !== null && containerHas(entry.stored, low);
   }
 
@@ -69,6 +80,8 @@ export class WriteBatch {
       else if (stored) this.db.bin.remove(entry.key);
     }
     for (const entry of this.columns.values()) this.flushColumn(entry);
+    for (const [t, next] of this.nextDocNos) this.db.meta.put(nextDocNoKey(t), next);
+    this.nextDocNos.clear();
     this.containers.clear();
     this.columns.clear();
   }

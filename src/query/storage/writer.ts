@@ -5,7 +5,7 @@ import { compilePattern, PatternError, type FieldPattern } from '../schema/patte
 import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
 import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
-import { columnForm, docNoKey, LIVE_VER, nextDocNoKey, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import { columnForm, docNoKey, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
 import type { TenantStates } from './tenant-state.js';
 import { WriteBatch } from './write-batch.js';
 
@@ -69,8 +69,7 @@ export class FieldWriter implements DocumentWriteHook {
     let docNo = this.docNumber(doc);
     if (docNo === undefined) {
       if (!next) return;
-      docNo = (this.db.meta.get(nextDocNoKey(t)) as number | undefined) ?? 0;
-      this.db.meta.put(nextDocNoKey(t), docNo + 1);
+      docNo = batch.allocateDocNo(t);
       this.db.meta.put(docNoKey(doc), docNo);
     }
     const live = next && next.deleted_at === null ? next : undefined;
