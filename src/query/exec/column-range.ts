@@ -39,11 +39,11 @@ export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bou
   const docs = toArray(universe);
   const { lo, hi, loOpen, hiOpen } = bounds;
   let chunkNo = -1;
-  let column: Float64Array | null = null;
+  const column = new Float64Array(CHUNK_SIZE);
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i]!;
-    if (d >>> CHUNK_SHIFT !== chunkNo) column = reader.numericChunk(t, ver, (chunkNo = d >>> CHUNK_SHIFT));
-    const v = column![d & (CHUNK_SIZE - 1)]!;
+    if (d >>> CHUNK_SHIFT !== chunkNo) reader.numericChunk(t, ver, (chunkNo = d >>> CHUNK_SHIFT), column);
+    const v = column[d & (CHUNK_SIZE - 1)]!;
     if ((loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi)) addDoc(out, d);
   }
   return out;

@@ -42,13 +42,13 @@ export function columnarGroupRows(
     const k1 = keys[1];
     const width = k1 ? k1.values.length : 1;
     const local = new LocalGroups((k0 ? k0.values.length : 1) * width);
+    const codes0 = k0?.codes ?? NO_KEY;
+    const codes1 = k1?.codes ?? NO_KEY;
     for (let i = 0; i < n; i++) {
       const at = ats[i]!;
-      const code0 = k0 ? k0.codes[at]! : 0;
-      const code1 = k1 ? k1.codes[at]! : 0;
-      const slot = code0 * width + code1;
+      const slot = codes0[at]! * width + codes1[at]!;
       let g = local.get(slot);
-      if (g < 0) local.set(slot, (g = groups.resolve(k0 ? k0.values[code0]! : null, k1 ? k1.values[code1]! : null)));
+      if (g < 0) local.set(slot, (g = groups.resolve(k0 ? k0.values[codes0[at]!]! : null, k1 ? k1.values[codes1[at]!]! : null)));
       gids[i] = g;
     }
     for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
@@ -57,6 +57,9 @@ export function columnarGroupRows(
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
 }
+
+/** The codes of an absent group_by field: every document in the one (null) slot. */
+const NO_KEY = new Uint16Array(CHUNK_SIZE);
 
 /** One group_by field over one chunk: `codes[at]` indexes `values` (code 0 = missing, the `null` group). */
 interface ChunkKeys {
@@ -136,6 +139,8 @@ class GroupTable {
 class AggregateColumn {
   private stats = newStats(64);
   private readonly distinct: Array<Set<string | number>> = [];
+  /** The numeric field's current chunk, one array reused for every chunk. */
+  private column: Float64Array | null = null;
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
@@ -149,7 +154,7 @@ class AggregateColumn {
       if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
       else countPresent(this.stats.count, chunk.codes, ats, gids, n);
     } else {
-      const column = reader.numericChunk(t, field.ver, chunkNo);
+      const column = reader.numericChunk(t, field.ver, chunkNo, (this.column ??= new Float64Array(CHUNK_SIZE)));
       if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
       else addNumbers(this.stats, column, ats, gids, n);
     }

@@ -16,9 +16,8 @@ export function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
   return stored?.subarray(0, stored.length);
 }
 
-/** A numeric chunk (a fresh copy; NaN = missing); an absent chunk reads as all missing. */
-export function readNumericChunk(db: IndexDb, key: Key): Float64Array {
-  const out = new Float64Array(CHUNK_SIZE);
+/** A numeric chunk (copied into `out`, by default a fresh array; NaN = missing); an absent chunk reads as all missing. */
+export function readNumericChunk(db: IndexDb, key: Key, out: Float64Array = new Float64Array(CHUNK_SIZE)): Float64Array {
   const stored = readFast(db, key);
   if (stored) new Uint8Array(out.buffer).set(stored);
   else out.fill(NaN);

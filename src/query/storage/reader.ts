@@ -84,9 +84,9 @@ export class IndexReader {
     return out;
   }
 
-  /** Chunk `chunkNo` of a numeric field (NaN = missing). */
-  numericChunk(t: string, ver: string, chunkNo: number): Float64Array {
-    return readNumericChunk(this.db, columnKey(t, ver, chunkNo));
+  /** Chunk `chunkNo` of a numeric field (NaN = missing), into `out` when given (a loop over chunks reuses one array). */
+  numericChunk(t: string, ver: string, chunkNo: number, out?: Float64Array): Float64Array {
+    return readNumericChunk(this.db, columnKey(t, ver, chunkNo), out);
   }
 
   /** Chunk `chunkNo` of a string field, coded (built from legacy chunks for a store written before issue 16). */
