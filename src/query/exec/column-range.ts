@@ -1,5 +1,5 @@
 import type { CompiledLeaf } from '../plan/types.js';
-import { addDoc, toArray, type DocSet } from '../storage/docset.js';
+import { SEG_SHIFT, type DocSet } from '../storage/docset.js';
 import { CHUNK_SHIFT, CHUNK_SIZE } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 
@@ -31,20 +31,37 @@ export function numericBounds(leaf: CompiledLeaf): Bounds | null {
 
 /**
  * The documents of `universe` whose value in numeric column `ver` lies within `bounds`: one chunk read per
- * 1,024 document numbers and a comparison per document, whatever the number of distinct values in the
- * range (a posting walk reads one entry per value and segment). Missing values (NaN) never match.
+ * 1,024 document numbers holding a member of the universe, and a comparison per document, whatever the
+ * number of distinct values in the range (a posting walk reads one entry per value and segment). Works
+ * on the universe's bitset words directly. Missing values (NaN) never match.
  */
 export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bounds: Bounds, universe: DocSet): DocSet {
   const out: DocSet = new Map();
-  const docs = toArray(universe);
   const { lo, hi, loOpen, hiOpen } = bounds;
-  let chunkNo = -1;
   const column = new Float64Array(CHUNK_SIZE);
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i]!;
-    if (d >>> CHUNK_SHIFT !== chunkNo) reader.numericChunk(t, ver, (chunkNo = d >>> CHUNK_SHIFT), column);
-    const v = column[d & (CHUNK_SIZE - 1)]!;
-    if ((loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi)) addDoc(out, d);
+  for (const [seg, words] of universe) {
+    const matched = new Uint32Array(words.length);
+    let any = false;
+    for (let c = 0; c < CHUNKS_PER_SEG; c++) {
+      const firstWord = c * WORDS_PER_CHUNK;
+      if (!words.subarray(firstWord, firstWord + WORDS_PER_CHUNK).some((w) => w !== 0)) continue;
+      reader.numericChunk(t, ver, (seg << (SEG_SHIFT - CHUNK_SHIFT)) + c, column);
+      for (let w = 0; w < WORDS_PER_CHUNK; w++) {
+        const members = words[firstWord + w]!;
+        if (members === 0) continue;
+        let hits = 0;
+        for (let b = 0; b < 32; b++) {
+          const v = column[w * 32 + b]!;
+          if ((loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi)) hits |= 1 << b;
+        }
+        matched[firstWord + w] = hits & members;
+        if ((hits & members) !== 0) any = true;
+      }
+    }
+    if (any) out.set(seg, matched);
   }
   return out;
 }
+
+const CHUNKS_PER_SEG = 1 << (SEG_SHIFT - CHUNK_SHIFT);
+const WORDS_PER_CHUNK = CHUNK_SIZE >>> 5;

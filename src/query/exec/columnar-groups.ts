@@ -2,6 +2,7 @@ import { finishGroupRows, groupCapExceeded, type GroupRow } from '../plan/aggreg
 import type { CompiledAggregate, GroupSortKey, ResolvedField } from '../plan/types.js';
 import { CHUNK_SHIFT, CHUNK_SIZE, columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
+import type { StringChunk } from '../storage/string-chunk.js';
 
 type KeyValue = string | number | null;
 
@@ -30,6 +31,8 @@ export function columnarGroupRows(
   // Per chunk: each candidate's offset in the chunk and its group, then one tight loop per aggregate.
   const ats = new Uint16Array(CHUNK_SIZE);
   const gids = new Int32Array(CHUNK_SIZE);
+  let lastKeys: ChunkKeys[] = [];
+  let local: LocalGroups | null = null;
   for (let from = 0; from < docs.length; ) {
     const chunkNo = docs[from]! >>> CHUNK_SHIFT;
     let n = 0;
@@ -37,11 +40,13 @@ export function columnarGroupRows(
       ats[n] = docs[from + n]! & (CHUNK_SIZE - 1);
       n++;
     }
-    const keys = query.groupBy.map((f) => chunkKeys(reader, t, f, chunkNo, ats, n));
+    const keys = query.groupBy.map((f, i) => chunkKeys(reader, t, f, chunkNo, ats, n, lastKeys[i]));
     const k0 = keys[0];
     const k1 = keys[1];
     const width = k1 ? k1.values.length : 1;
-    const local = new LocalGroups((k0 ? k0.values.length : 1) * width);
+    // Chunks with the same dictionaries (low-cardinality strings: nearly all) keep the code → group table.
+    if (!local || keys.some((k, i) => k.values !== lastKeys[i]!.values)) local = new LocalGroups((k0 ? k0.values.length : 1) * width);
+    lastKeys = keys;
     const codes0 = k0?.codes ?? NO_KEY;
     const codes1 = k1?.codes ?? NO_KEY;
     for (let i = 0; i < n; i++) {
@@ -61,16 +66,21 @@ export function columnarGroupRows(
 /** The codes of an absent group_by field: every document in the one (null) slot. */
 const NO_KEY = new Uint16Array(CHUNK_SIZE);
 
-/** One group_by field over one chunk: `codes[at]` indexes `values` (code 0 = missing, the `null` group). */
+/**
+ * One group_by field over one chunk: `codes[at]` indexes `values` (code 0 = missing, the `null` group).
+ * A string field's `values` is the previous chunk's array when its dictionary is the same.
+ */
 interface ChunkKeys {
   codes: Uint16Array;
   values: KeyValue[];
+  strings: StringChunk | null;
 }
 
-function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo: number, ats: Uint16Array, n: number): ChunkKeys {
+function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo: number, ats: Uint16Array, n: number, last: ChunkKeys | undefined): ChunkKeys {
   if (columnForm(field.type) === 'string') {
-    const chunk = reader.stringChunk(t, field.ver, chunkNo);
-    return { codes: chunk.codes, values: [null, ...chunk.dict] };
+    const strings = reader.stringChunk(t, field.ver, chunkNo, last?.strings ?? undefined);
+    const values = last?.strings?.dict === strings.dict ? last.values : [null, ...strings.dict];
+    return { codes: strings.codes, values, strings };
   }
   const column = reader.numericChunk(t, field.ver, chunkNo);
   const codes = new Uint16Array(CHUNK_SIZE);
@@ -84,7 +94,7 @@ function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo
     if (code === undefined) seen.set(v, (code = values.push(v) - 1));
     codes[at] = code;
   }
-  return { codes, values };
+  return { codes, values, strings: null };
 }
 
 /** A chunk's code tuples → group index (-1: not seen yet); a dense table unless the tuples are too many. */

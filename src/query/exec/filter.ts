@@ -58,7 +58,8 @@ export function candidates(reader: IndexReader, ctx: QueryContext, filter: Compi
  * Evaluates a compiled filter to the set of matching documents within `universe` (the live documents
  * the caller may read, in the query's partition). Leaves read postings, never every document:
  * eq/in/contains on lists are posting lookups, ranges and prefixes walk the ordered posting keys
- * between their bounds, exists reads the exists set, not/neq complement within the universe.
+ * between their bounds (a wide numeric range reads the universe's column chunks instead: `range`),
+ * exists reads the exists set, not/neq complement within the universe.
  * `contains` on a string walks the field's distinct values (not its documents).
  */
 export function evaluateFilter(reader: IndexReader, t: string, filter: CompiledFilter, universe: DocSet): DocSet {
@@ -126,7 +127,7 @@ function range(reader: IndexReader, t: string, leaf: CompiledLeaf, bounds: { fro
 }
 
 /** Documents per posting entry at which a numeric column scan costs about as much as the walk (measured, bench:query). */
-const COLUMN_SCAN_RATIO = 256;
+const COLUMN_SCAN_RATIO = 512;
 /** A walk this short never gives up: a tiny universe is no reason to scan columns. */
 const MIN_WALK = 64;
 

@@ -40,11 +40,12 @@ export function legacyStringKeys(t: string, ver: string, chunkNo: number): Key[]
 
 /**
  * A string chunk (fresh, writable): the coded one, or else one built from the legacy chunks it replaces
- * (`legacy` then says so, for the writer to delete them when it writes the coded one).
+ * (`legacy` then says so, for the writer to delete them when it writes the coded one). With `previous`
+ * (the same field's last chunk), an unchanged dictionary is not decoded again (`decodeStringChunk`).
  */
-export function readStringChunk(db: IndexDb, t: string, ver: string, chunkNo: number): { chunk: StringChunk; legacy: boolean } {
+export function readStringChunk(db: IndexDb, t: string, ver: string, chunkNo: number, previous?: StringChunk): { chunk: StringChunk; legacy: boolean } {
   const stored = readFast(db, columnKey(t, ver, chunkNo));
-  if (stored) return { chunk: decodeStringChunk(stored), legacy: false };
+  if (stored) return { chunk: decodeStringChunk(stored, previous), legacy: false };
   const chunk = StringChunk.empty();
   let legacy = false;
   legacyStringKeys(t, ver, chunkNo).forEach((key, j) => {

@@ -89,9 +89,12 @@ export class IndexReader {
     return readNumericChunk(this.db, columnKey(t, ver, chunkNo), out);
   }
 
-  /** Chunk `chunkNo` of a string field, coded (built from legacy chunks for a store written before issue 16). */
-  stringChunk(t: string, ver: string, chunkNo: number): StringChunk {
-    return readStringChunk(this.db, t, ver, chunkNo).chunk;
+  /**
+   * Chunk `chunkNo` of a string field, coded (built from legacy chunks for a store written before issue
+   * 16); `previous`, the field's chunk read before, lets an identical dictionary be reused.
+   */
+  stringChunk(t: string, ver: string, chunkNo: number, previous?: StringChunk): StringChunk {
+    return readStringChunk(this.db, t, ver, chunkNo, previous).chunk;
   }
 
   /** Values of a string or string_list field for ascending document numbers (null = missing). */

@@ -13,9 +13,14 @@ export class StringChunk {
   /** Value → code, built on the first write only (readers never need it). */
   private index: Map<string, number> | null = null;
 
+  /**
+   * @param dictBytes the stored dictionary (count, lengths and text) this chunk was decoded from, to
+   * recognise the same dictionary in the next chunk; null once changed
+   */
   constructor(
     public dict: string[],
     public codes: Uint16Array,
+    public dictBytes: { head: Buffer; text: Buffer } | null = null,
   ) {}
 
   static empty(): StringChunk {
@@ -33,6 +38,11 @@ export class StringChunk {
       return;
     }
     this.codes[at] = 0;
+    if (this.dictBytes) {
+      // The dictionary may be shared with other decoded chunks (see decodeStringChunk): change a copy.
+      this.dict = [...this.dict];
+      this.dictBytes = null;
+    }
     let code = this.valueIndex().get(value);
     if (code === undefined) {
       if (this.dict.length === MAX_ENTRIES) this.compact();
@@ -51,20 +61,22 @@ export class StringChunk {
     return this.codes.every((c) => c === 0);
   }
 
-  /** Drops dictionary entries no code uses, renumbering the codes (keeps the order of the rest). */
+  /**
+   * Drops dictionary entries no code uses and sorts the rest, renumbering the codes: chunks that hold
+   * the same values then store the same dictionary bytes, which a reader recognises and decodes once.
+   */
   compact(): void {
+    const used = new Uint8Array(this.dict.length + 1);
+    for (const code of this.codes) used[code] = 1;
+    const kept: number[] = [];
+    for (let i = 0; i < this.dict.length; i++) if (used[i + 1]) kept.push(i);
+    kept.sort((a, b) => (this.dict[a]! < this.dict[b]! ? -1 : 1));
     const renumber = new Uint16Array(this.dict.length + 1);
-    for (const code of this.codes) renumber[code] = 1;
-    renumber[0] = 0;
-    const dict: string[] = [];
-    for (let i = 0; i < this.dict.length; i++) {
-      if (renumber[i + 1] === 0) continue;
-      dict.push(this.dict[i]!);
-      renumber[i + 1] = dict.length;
-    }
+    kept.forEach((i, k) => (renumber[i + 1] = k + 1));
     for (let at = 0; at < this.codes.length; at++) this.codes[at] = renumber[this.codes[at]!]!;
-    this.dict = dict;
+    this.dict = kept.map((i) => this.dict[i]!);
     this.index = null;
+    this.dictBytes = null;
   }
 }
 
@@ -86,13 +98,23 @@ export function encodeStringChunk(chunk: StringChunk): Buffer {
   return out;
 }
 
-export function decodeStringChunk(stored: Uint8Array): StringChunk {
+/**
+ * Decodes a chunk (copying what it keeps: `stored` may be LMDB's reused buffer). When `previous` was
+ * decoded from the same dictionary bytes, its `dict` array is reused as it is: no strings are decoded, and
+ * callers can tell by identity that the values are the same.
+ */
+export function decodeStringChunk(stored: Uint8Array, previous?: StringChunk): StringChunk {
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const n = bytes.readUInt32LE(0);
   const codesAt = 4 + 4 * n;
+  const textAt = codesAt + 2 * CHUNK_SIZE;
   const codes = new Uint16Array(CHUNK_SIZE);
-  new Uint8Array(codes.buffer).set(bytes.subarray(codesAt, codesAt + 2 * CHUNK_SIZE));
-  const text = bytes.toString('utf8', codesAt + 2 * CHUNK_SIZE);
+  new Uint8Array(codes.buffer).set(bytes.subarray(codesAt, textAt));
+  const head = bytes.subarray(0, codesAt);
+  const textBytes = bytes.subarray(textAt);
+  const known = previous?.dictBytes;
+  if (known && known.head.equals(head) && known.text.equals(textBytes)) return new StringChunk(previous.dict, codes, known);
+  const text = textBytes.toString('utf8');
   const dict = new Array<string>(n);
   let from = 0;
   for (let i = 0; i < n; i++) {
@@ -100,5 +122,5 @@ export function decodeStringChunk(stored: Uint8Array): StringChunk {
     dict[i] = text.slice(from, from + length);
     from += length;
   }
-  return new StringChunk(dict, codes);
+  return new StringChunk(dict, codes, { head: Buffer.from(head), text: Buffer.from(textBytes) });
 }
