@@ -1,5 +1,6 @@
 import { finishGroupRows, groupCapExceeded, type GroupRow } from '../plan/aggregate.js';
 import type { CompiledAggregate, GroupSortKey, ResolvedField } from '../plan/types.js';
+import { forEachBlock, type DocSet } from '../storage/docset.js';
 import { CHUNK_SHIFT, CHUNK_SIZE, columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import type { StringChunk } from '../storage/string-chunk.js';
@@ -22,24 +23,17 @@ export function columnarApplies(groupBy: ResolvedField[], aggregates: CompiledAg
 export function columnarGroupRows(
   reader: IndexReader,
   t: string,
-  docs: Uint32Array,
+  docs: DocSet,
   query: { groupBy: ResolvedField[]; aggregates: CompiledAggregate[]; sort: GroupSortKey[] },
   maxGroups: number,
 ): GroupRow[] {
   const groups = new GroupTable(query.groupBy.length, maxGroups);
   const accs = query.aggregates.map((a) => new AggregateColumn(a));
-  // Per chunk: each candidate's offset in the chunk and its group, then one tight loop per aggregate.
-  const ats = new Uint16Array(CHUNK_SIZE);
+  // Per chunk: the candidates' offsets in the chunk and their groups, then one tight loop per aggregate.
   const gids = new Int32Array(CHUNK_SIZE);
   let lastKeys: ChunkKeys[] = [];
   let local: LocalGroups | null = null;
-  for (let from = 0; from < docs.length; ) {
-    const chunkNo = docs[from]! >>> CHUNK_SHIFT;
-    let n = 0;
-    while (from + n < docs.length && docs[from + n]! >>> CHUNK_SHIFT === chunkNo) {
-      ats[n] = docs[from + n]! & (CHUNK_SIZE - 1);
-      n++;
-    }
+  forEachBlock(docs, CHUNK_SHIFT, (chunkNo, ats, n) => {
     const keys = query.groupBy.map((f, i) => chunkKeys(reader, t, f, chunkNo, ats, n, lastKeys[i]));
     const k0 = keys[0];
     const k1 = keys[1];
@@ -57,8 +51,7 @@ export function columnarGroupRows(
       gids[i] = g;
     }
     for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
-    from += n;
-  }
+  });
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
 }

@@ -3,7 +3,7 @@ import { GroupAccumulator, type GroupRow } from '../plan/aggregate.js';
 import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
 import { toJsonValue } from '../schema/coerce.js';
 import { valueAt } from '../storage/columns.js';
-import { toArray } from '../storage/docset.js';
+import { cardinality, toArray } from '../storage/docset.js';
 import { columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import { columnarApplies, columnarGroupRows } from './columnar-groups.js';
@@ -25,9 +25,11 @@ export type JsonFieldValue = ReturnType<typeof toJsonValue>;
  * accumulator. More than `maxGroups` groups is a 400.
  */
 export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract<CompiledQuery, { mode: 'groups' }>, caps: { maxGroups: number; maxScanned: number }): GroupResult {
-  const docs = toArray(candidates(reader, ctx, query.filter, caps.maxScanned));
-  const rows = columnarApplies(query.groupBy, query.aggregates) ? columnarGroupRows(reader, ctx.tenant, docs, query, caps.maxGroups) : accumulatedRows(reader, ctx.tenant, docs, query, caps.maxGroups);
-  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: docs.length };
+  const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
+  const rows = columnarApplies(query.groupBy, query.aggregates)
+    ? columnarGroupRows(reader, ctx.tenant, matched, query, caps.maxGroups)
+    : accumulatedRows(reader, ctx.tenant, toArray(matched), query, caps.maxGroups);
+  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: cardinality(matched) };
 }
 
 /** The reference path: every candidate's values gathered, then fed to the accumulator one document at a time. */
