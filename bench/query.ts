@@ -1,12 +1,14 @@
 /**
  * Structured queries over 1,000,000 documents of one tenant with 5 declared fields, each query beside
- * better-sqlite3 with equivalent indexes on the same data in the same run (issue 5).
- * Run: `npx tsx bench/query.ts [documents]`. Target: each query within 1.5x of SQLite's time or better.
+ * better-sqlite3 with equivalent indexes (issue 5) and DuckDB (2 threads, issue 16) on the same data in
+ * the same run. Run: `npx tsx bench/query.ts [documents]`. Targets (issue 16): every query at most 1.0x
+ * SQLite's time, the two aggregations at most 2x DuckDB's, loading at most 2x SQLite's.
  *
  * Documents are loaded through the field index writer directly (FieldWriter.writeMany) in batched
  * transactions, with their records, as the document store would write them. Queries run through the
  * engine's raw operations (src/query/engine.ts), so the index entries each one touches can be counted.
  */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,9 +92,15 @@ async function main(): Promise<void> {
     CREATE INDEX docs_created ON docs(created_at); CREATE INDEX docs_category ON docs(category); CREATE INDEX docs_status ON docs(status);
     CREATE INDEX docs_region ON docs(region); CREATE INDEX docs_amount ON docs(amount); CREATE INDEX docs_score ON docs(score);`);
   const insert = sqlite.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  // DuckDB without indexes: it scans columns with zone maps, which is what a user picking it for analytics gets.
+  const duckDb = await DuckDBInstance.create(join(dir, 'bench.duckdb'), { threads: '2' });
+  const duck = await duckDb.connect();
+  await duck.run('SET threads = 2'); // as the instance option says: the comparison is with 2 threads
+  await duck.run('CREATE TABLE docs (doc_id VARCHAR, created_at BIGINT, category VARCHAR, status VARCHAR, region VARCHAR, amount INTEGER, score DOUBLE, body VARCHAR)');
 
   let loadEngram = 0;
   let loadSqlite = 0;
+  let loadDuck = 0;
   for (let start = 0; start < N; start += BATCH) {
     const docs = Array.from({ length: Math.min(BATCH, N - start) }, (_, k) => makeDoc(start + k));
     let t0 = performance.now();
@@ -106,9 +114,20 @@ async function main(): Promise<void> {
       for (const { f, ...doc } of docs) insert.run(doc.doc_id, doc.created_at, f.category, f.status, f.region, f.amount, f.score, JSON.stringify(doc));
     })();
     loadSqlite += performance.now() - t0;
+    t0 = performance.now();
+    await appendToDuck(duck, docs);
+    loadDuck += performance.now() - t0;
   }
+  let t0 = performance.now();
   sqlite.exec('ANALYZE');
-  console.log(`loaded ${N} documents: engram ${(loadEngram / 1000).toFixed(1)} s, sqlite ${(loadSqlite / 1000).toFixed(1)} s (ratio ${(loadEngram / loadSqlite).toFixed(2)}x)`);
+  loadSqlite += performance.now() - t0;
+  t0 = performance.now();
+  await duck.run('CHECKPOINT');
+  loadDuck += performance.now() - t0;
+  const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(
+    `loaded ${N} documents: engram ${secs(loadEngram)}, sqlite ${secs(loadSqlite)}, duckdb ${secs(loadDuck)} (engram/sqlite ${(loadEngram / loadSqlite).toFixed(2)}x, engram/duckdb ${(loadEngram / loadDuck).toFixed(2)}x)`,
+  );
 
   const ctx = { tenant: T, partition: null, principal: 'bench' };
   const engramRun = (request: QueryRequest) => {
@@ -125,43 +144,93 @@ async function main(): Promise<void> {
   const q1c = sqlite.prepare('SELECT COUNT(*) AS n FROM docs WHERE category = ? AND status = ?');
   const q2s = sqlite.prepare('SELECT body FROM docs WHERE amount BETWEEN ? AND ? ORDER BY score DESC, doc_id LIMIT 20');
   const q2c = sqlite.prepare('SELECT COUNT(*) AS n FROM docs WHERE amount BETWEEN ? AND ?');
-  const q3 = sqlite.prepare('SELECT region, status, COUNT(*) AS n, SUM(amount) AS s, AVG(score) AS a FROM docs GROUP BY region, status ORDER BY region, status');
+  const q3Sql = 'SELECT region, status, COUNT(*) AS n, SUM(amount) AS s, AVG(score) AS a FROM docs GROUP BY region, status ORDER BY region, status';
+  const q4Sql = 'SELECT category, COUNT(*) AS n, SUM(amount) AS s, MAX(score) AS m FROM docs WHERE amount BETWEEN ? AND ? GROUP BY category ORDER BY category';
+  const q3 = sqlite.prepare(q3Sql);
+  const q4 = sqlite.prepare(q4Sql);
+  const range = (i: number): [number, number] => [(i % 5) * 1000, (i % 5) * 1000 + 3999];
+  const duckRows = async (sql: string, values: Array<string | number> = []) => (await duck.runAndReadAll(sql, values)).getRows();
 
-  const queries: Array<{ name: string; engram: (i: number) => ReturnType<typeof engramRun>; sqlite: (i: number) => { rows: number; total: number } }> = [
+  const queries: Array<{
+    name: string;
+    aggregation: boolean;
+    engram: (i: number) => ReturnType<typeof engramRun>;
+    sqlite: (i: number) => { rows: number; total: number };
+    duckdb: (i: number) => Promise<{ rows: number; total: number }>;
+  }> = [
     {
       name: 'selective filter page + total (category eq AND status eq, newest first, limit 20)',
+      aggregation: false,
       engram: (i) => engramRun({ filter: { and: [{ field: 'category', op: 'eq', value: `c${i % 100}` }, { field: 'status', op: 'eq', value: 'open' }] }, limit: 20 }),
       sqlite: (i) => {
         const rows = q1s.all(`c${i % 100}`, 'open') as Array<{ body: string }>;
         rows.forEach((r) => JSON.parse(r.body));
         return { rows: rows.length, total: (q1c.get(`c${i % 100}`, 'open') as { n: number }).n };
       },
+      duckdb: async (i) => {
+        const rows = await duckRows('SELECT body FROM docs WHERE category = $1 AND status = $2 ORDER BY created_at DESC, doc_id LIMIT 20', [`c${i % 100}`, 'open']);
+        rows.forEach((r) => JSON.parse(r[0] as string));
+        const total = await duckRows('SELECT COUNT(*) FROM docs WHERE category = $1 AND status = $2', [`c${i % 100}`, 'open']);
+        return { rows: rows.length, total: Number(total[0]![0]) };
+      },
     },
     {
       name: 'range filter sorted on another field (amount between, score desc, limit 20)',
+      aggregation: false,
       engram: (i) => engramRun({ filter: { field: 'amount', op: 'between', value: [(i % 9) * 1000, (i % 9) * 1000 + 999] }, sort: [{ by: 'score', dir: 'desc' }], limit: 20 }),
       sqlite: (i) => {
         const rows = q2s.all((i % 9) * 1000, (i % 9) * 1000 + 999) as Array<{ body: string }>;
         rows.forEach((r) => JSON.parse(r.body));
         return { rows: rows.length, total: (q2c.get((i % 9) * 1000, (i % 9) * 1000 + 999) as { n: number }).n };
       },
+      duckdb: async (i) => {
+        const bounds = [(i % 9) * 1000, (i % 9) * 1000 + 999];
+        const rows = await duckRows('SELECT body FROM docs WHERE amount BETWEEN $1 AND $2 ORDER BY score DESC, doc_id LIMIT 20', bounds);
+        rows.forEach((r) => JSON.parse(r[0] as string));
+        const total = await duckRows('SELECT COUNT(*) FROM docs WHERE amount BETWEEN $1 AND $2', bounds);
+        return { rows: rows.length, total: Number(total[0]![0]) };
+      },
     },
     {
       name: 'two-key group-by with sum and avg (region x status over all documents)',
+      aggregation: true,
       engram: () =>
         engramRun({ group_by: ['region', 'status'], aggregate: [{ op: 'count' }, { op: 'sum', field: 'amount' }, { op: 'avg', field: 'score' }] }),
       sqlite: () => {
         const rows = q3.all();
         return { rows: rows.length, total: rows.length };
       },
+      duckdb: async () => {
+        const rows = await duckRows(q3Sql);
+        return { rows: rows.length, total: rows.length };
+      },
+    },
+    {
+      name: 'filtered aggregation (amount between, 40% of documents, group by category, count, sum, max)',
+      aggregation: true,
+      engram: (i) =>
+        engramRun({
+          filter: { field: 'amount', op: 'between', value: range(i) },
+          group_by: ['category'],
+          aggregate: [{ op: 'count' }, { op: 'sum', field: 'amount' }, { op: 'max', field: 'score' }],
+        }),
+      sqlite: (i) => {
+        const rows = q4.all(...range(i));
+        return { rows: rows.length, total: rows.length };
+      },
+      duckdb: async (i) => {
+        const rows = await duckRows(q4Sql.replace('?', '$1').replace('?', '$2'), range(i));
+        return { rows: rows.length, total: rows.length };
+      },
     },
   ];
 
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   for (const q of queries) {
-    const te: number[] = [];
-    const ts: number[] = [];
+    const times = { engram: [] as number[], sqlite: [] as number[], duckdb: [] as number[] };
     let last: ReturnType<typeof engramRun> | null = null;
     let lastS: { rows: number; total: number } | null = null;
+    let lastD: { rows: number; total: number } | null = null;
     for (let i = 0; i < RUNS + 2; i++) {
       let t0 = performance.now();
       last = q.engram(i);
@@ -169,20 +238,43 @@ async function main(): Promise<void> {
       t0 = performance.now();
       lastS = q.sqlite(i);
       const s = performance.now() - t0;
+      t0 = performance.now();
+      lastD = await q.duckdb(i);
+      const d = performance.now() - t0;
       if (i >= 2) {
-        te.push(e);
-        ts.push(s);
+        times.engram.push(e);
+        times.sqlite.push(s);
+        times.duckdb.push(d);
       }
     }
-    const me = median(te);
-    const ms = median(ts);
+    const [me, ms, md] = [median(times.engram), median(times.sqlite), median(times.duckdb)];
     console.log(`\n${q.name}`);
-    console.log(`  engram ${me.toFixed(2)} ms   sqlite ${ms.toFixed(2)} ms   ratio ${(me / ms).toFixed(2)}x (engram/sqlite, median of ${RUNS})`);
-    console.log(`  rows ${last!.rows}/${lastS!.rows}, total ${last!.total}/${lastS!.total}, candidates ${last!.candidates}, index entries touched ${last!.touched}`);
+    console.log(`  engram ${me.toFixed(2)} ms   sqlite ${ms.toFixed(2)} ms   duckdb ${md.toFixed(2)} ms (medians of ${RUNS})`);
+    console.log(`  engram/sqlite ${ratio(me, ms)} (target ≤ 1.0x)   engram/duckdb ${ratio(me, md)}${q.aggregation ? ' (target ≤ 2x)' : ''}`);
+    console.log(`  rows ${last!.rows}/${lastS!.rows}/${lastD!.rows}, total ${last!.total}/${lastS!.total}/${lastD!.total}, candidates ${last!.candidates}, index entries touched ${last!.touched}`);
   }
+  duck.closeSync();
+  duckDb.closeSync();
   sqlite.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** One batch into DuckDB through its appender (its fastest way in from JavaScript). */
+async function appendToDuck(duck: DuckDBConnection, docs: ReturnType<typeof makeDoc>[]): Promise<void> {
+  const appender = await duck.createAppender('docs');
+  for (const { f, ...doc } of docs) {
+    appender.appendVarchar(doc.doc_id);
+    appender.appendBigInt(BigInt(doc.created_at));
+    appender.appendVarchar(f.category);
+    appender.appendVarchar(f.status);
+    appender.appendVarchar(f.region);
+    appender.appendInteger(f.amount);
+    appender.appendDouble(f.score);
+    appender.appendVarchar(JSON.stringify(doc));
+    appender.endRow();
+  }
+  appender.closeSync();
 }
 
 await main();

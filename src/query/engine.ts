@@ -70,10 +70,10 @@ export class QueryEngine {
 
   /** Where a document number's record lives (live documents only; null otherwise). */
   locate(tenant: string, docNo: number, reader = this.reader()): DocumentRef | null {
-    const docId = reader.value(tenant, 'b.doc_id', false, docNo) as string | null;
+    const docId = reader.value(tenant, 'b.doc_id', 'string', docNo) as string | null;
     if (docId === null) return null;
-    const entityId = reader.value(tenant, 'b.entity_id', false, docNo) as string;
-    const partition = reader.value(tenant, 'b.partition', false, docNo) as string | null;
+    const entityId = reader.value(tenant, 'b.entity_id', 'string', docNo) as string;
+    const partition = reader.value(tenant, 'b.partition', 'string', docNo) as string | null;
     return { scope: { tenant, partition, entityId }, docId };
   }
 

@@ -2,7 +2,7 @@ import type { DocumentFieldValues, StoredDocument } from '../../domain/documents
 import { prototypeFree } from '../../domain/prototype-free.js';
 import { toJsonValue } from '../schema/coerce.js';
 import type { SchemaRegistry } from '../schema/registry.js';
-import { isNumericType } from '../storage/layout.js';
+import { columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 
 /**
@@ -20,7 +20,7 @@ export function storedFieldValues(schema: SchemaRegistry, reader: IndexReader, d
     const def = f.active ?? f.next;
     if (!def || (f.partition_scope !== null && f.partition_scope !== doc.partition)) continue;
     if (f.partition_scope === null && doc.partition !== null && schema.get(doc.tenant, doc.partition, f.name)) continue;
-    const value = reader.value(doc.tenant, def.ver, isNumericType(def.type), docNo);
+    const value = reader.value(doc.tenant, def.ver, columnForm(def.type), docNo);
     if (value !== null) out[f.name] = toJsonValue(value, def.type);
   }
   return out;

@@ -1,11 +1,12 @@
 import { prototypeFree } from '../../domain/prototype-free.js';
-import { GroupAccumulator } from '../plan/aggregate.js';
+import { GroupAccumulator, type GroupRow } from '../plan/aggregate.js';
 import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
 import { toJsonValue } from '../schema/coerce.js';
 import { valueAt } from '../storage/columns.js';
-import { toArray } from '../storage/docset.js';
-import { isNumericType } from '../storage/layout.js';
+import { cardinality, toArray } from '../storage/docset.js';
+import { columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
+import { columnarApplies, columnarGroupRows } from './columnar-groups.js';
 import { candidates, type QueryContext } from './filter.js';
 
 /** Groups of a groups query, in index form (datetime as ms, bool as 0/1), before the limit cuts them. */
@@ -19,17 +20,29 @@ export interface GroupJson {
 export type JsonFieldValue = ReturnType<typeof toJsonValue>;
 
 /**
- * Runs a groups query (Mode B): reads the group_by and aggregate columns of every candidate, in
- * document-number order, into the accumulator. More than `maxGroups` groups is a 400.
+ * Runs a groups query (Mode B) over the candidates, in document-number order: on typed column chunks
+ * (`columnar-groups.ts`), or, when a string_list field takes part, value by value through the
+ * accumulator. More than `maxGroups` groups is a 400.
  */
 export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract<CompiledQuery, { mode: 'groups' }>, caps: { maxGroups: number; maxScanned: number }): GroupResult {
   const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
-  const docs = toArray(matched);
+  const rows = columnarApplies(query.groupBy, query.aggregates)
+    ? columnarGroupRows(reader, ctx.tenant, matched, query, caps.maxGroups)
+    : accumulatedRows(reader, ctx.tenant, toArray(matched), query, caps.maxGroups);
+  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: cardinality(matched) };
+}
+
+/** The reference path: every candidate's values gathered, then fed to the accumulator one document at a time. */
+export function accumulatedRows(reader: IndexReader, t: string, docs: Uint32Array, query: Extract<CompiledQuery, { mode: 'groups' }>, maxGroups: number): GroupRow[] {
   const columns = (fields: Array<ResolvedField | null>) =>
-    fields.map((f) => (f === null ? null : isNumericType(f.type) ? reader.numericColumn(ctx.tenant, f.ver, docs) : reader.stringColumn(ctx.tenant, f.ver, docs)));
+    fields.map((f) => {
+      if (f === null) return null;
+      const form = columnForm(f.type);
+      return form === 'numeric' ? reader.numericColumn(t, f.ver, docs) : reader.stringColumn(t, f.ver, form, docs);
+    });
   const keyCols = columns(query.groupBy);
   const aggCols = columns(query.aggregates.map((a) => a.field));
-  const acc = new GroupAccumulator(query.groupBy, query.aggregates, caps.maxGroups);
+  const acc = new GroupAccumulator(query.groupBy, query.aggregates, maxGroups);
   const keys: DocValue[] = new Array(keyCols.length);
   const values: DocValue[] = new Array(aggCols.length);
   for (let i = 0; i < docs.length; i++) {
@@ -37,8 +50,7 @@ export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract
     for (let k = 0; k < aggCols.length; k++) values[k] = aggCols[k] === null ? null : valueAt(aggCols[k]!, i);
     acc.add(keys, values);
   }
-  const rows = acc.rows(query.sort);
-  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: docs.length };
+  return acc.rows(query.sort);
 }
 
 /** Group rows in JSON form; min and max of a datetime field read as timestamps, like the field. */

@@ -2,7 +2,7 @@ import { compareWithMissingLast } from '../plan/compare.js';
 import type { CompiledQuery, FieldResolver, SortKey } from '../plan/types.js';
 import { valueAt } from '../storage/columns.js';
 import { and, andNot, cardinality, forEachInContainer, segmentHas, toArray, type DocSet } from '../storage/docset.js';
-import { isNumericType, mayBeCut } from '../storage/layout.js';
+import { columnForm, mayBeCut } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import { candidates, type QueryContext } from './filter.js';
 import { MaxHeap } from './heap.js';
@@ -82,7 +82,10 @@ class TopK {
 
   select(matched: DocSet): number[] {
     const docs = toArray(matched);
-    const cols = this.sort.map((s) => (isNumericType(s.field.type) ? this.reader.numericColumn(this.t, s.field.ver, docs) : this.reader.stringColumn(this.t, s.field.ver, docs)));
+    const cols = this.sort.map((s) => {
+      const form = columnForm(s.field.type);
+      return form === 'numeric' ? this.reader.numericColumn(this.t, s.field.ver, docs) : this.reader.stringColumn(this.t, s.field.ver, form, docs);
+    });
     const cmp = (i: number, j: number): number => {
       for (let k = 0; k < cols.length; k++) {
         const c = compareWithMissingLast(valueAt(cols[k]!, i) as string | number | null, valueAt(cols[k]!, j) as string | number | null, this.sort[k]!.dir);
@@ -106,10 +109,10 @@ class TopK {
     if (value !== undefined && mayBeCut(value)) keys.unshift(this.sort[0]!);
     docs.sort((a, b) => {
       for (const k of keys) {
-        const numeric = isNumericType(k.field.type);
+        const form = columnForm(k.field.type);
         const c = compareWithMissingLast(
-          this.reader.value(this.t, k.field.ver, numeric, a) as string | number | null,
-          this.reader.value(this.t, k.field.ver, numeric, b) as string | number | null,
+          this.reader.value(this.t, k.field.ver, form, a) as string | number | null,
+          this.reader.value(this.t, k.field.ver, form, b) as string | number | null,
           k.dir,
         );
         if (c !== 0) return c;
@@ -120,7 +123,7 @@ class TopK {
   }
 
   private docId(docNo: number): string {
-    return (this.reader.value(this.t, 'b.doc_id', false, docNo) as string | null) ?? '';
+    return (this.reader.value(this.t, 'b.doc_id', 'string', docNo) as string | null) ?? '';
   }
 }
 

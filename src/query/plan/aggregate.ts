@@ -47,9 +47,7 @@ export class GroupAccumulator {
       for (const k2 of second) {
         let group = inner.get(k2);
         if (!group) {
-          if (++this.size > this.maxGroups) {
-            throw invalidInput(`query produces more than ${this.maxGroups} groups (the group cap); narrow the filter, group by fewer fields or add a partition`);
-          }
+          if (++this.size > this.maxGroups) throw groupCapExceeded(this.maxGroups);
           group = { keys: this.groupBy.length === 0 ? [] : this.groupBy.length === 1 ? [k1] : [k1, k2], accs: this.aggregates.map(newAcc) };
           inner.set(k2, group);
         }
@@ -64,22 +62,35 @@ export class GroupAccumulator {
     for (const inner of this.groups.values()) {
       for (const g of inner.values()) rows.push({ keys: g.keys, values: g.accs.map((acc, i) => result(acc, this.aggregates[i]!)) });
     }
-    if (this.groupBy.length === 0 && rows.length === 0) rows.push({ keys: [], values: this.aggregates.map((a) => result(newAcc(), a)) });
-    rows.sort((a, b) => {
-      for (const s of sort) {
-        const x = s.target.kind === 'key' ? a.keys[s.target.index]! : a.values[s.target.index]!;
-        const y = s.target.kind === 'key' ? b.keys[s.target.index]! : b.values[s.target.index]!;
-        const c = compareWithMissingLast(x, y, s.dir);
-        if (c !== 0) return c;
-      }
-      for (let i = 0; i < a.keys.length; i++) {
-        const c = compareWithMissingLast(a.keys[i]!, b.keys[i]!, 'asc');
-        if (c !== 0) return c;
-      }
-      return 0;
-    });
-    return rows;
+    return finishGroupRows(rows, this.groupBy.length, this.aggregates, sort);
   }
+}
+
+/** The 400 for a query with more than `maxGroups` groups. */
+export function groupCapExceeded(maxGroups: number): Error {
+  return invalidInput(`query produces more than ${maxGroups} groups (the group cap); narrow the filter, group by fewer fields or add a partition`);
+}
+
+/**
+ * Accumulated rows as answers show them: without group_by there is always one row (of empty aggregates
+ * when no document matched); rows sort by the sort keys, then by the group keys ascending (missing last).
+ */
+export function finishGroupRows(rows: GroupRow[], groupByCount: number, aggregates: CompiledAggregate[], sort: GroupSortKey[]): GroupRow[] {
+  if (groupByCount === 0 && rows.length === 0) rows.push({ keys: [], values: aggregates.map((a) => result(newAcc(), a)) });
+  rows.sort((a, b) => {
+    for (const s of sort) {
+      const x = s.target.kind === 'key' ? a.keys[s.target.index]! : a.values[s.target.index]!;
+      const y = s.target.kind === 'key' ? b.keys[s.target.index]! : b.values[s.target.index]!;
+      const c = compareWithMissingLast(x, y, s.dir);
+      if (c !== 0) return c;
+    }
+    for (let i = 0; i < a.keys.length; i++) {
+      const c = compareWithMissingLast(a.keys[i]!, b.keys[i]!, 'asc');
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+  return rows;
 }
 
 function expand(value: DocValue): Key[] {

@@ -1,21 +1,60 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { CHUNK_SIZE, STR_CHUNK_SIZE, type IndexDb } from './layout.js';
+import { CHUNK_SHIFT, CHUNK_SIZE, columnKey, STR_CHUNK_SHIFT, STR_CHUNK_SIZE, type IndexDb } from './layout.js';
+import { decodeStringChunk, StringChunk } from './string-chunk.js';
 
-/** One chunk of a column, or the values of a column gathered for some documents. */
+/** The values of a column gathered for some documents (numeric: NaN = missing). */
 export type ColumnArray = Float64Array | DocValue[];
 
-/** A numeric chunk (a fresh copy; NaN = missing); an absent chunk reads as all missing. */
-export function readNumericChunk(db: IndexDb, key: Key): Float64Array {
-  const stored = db.bin.get(key);
-  if (!stored) return new Float64Array(CHUNK_SIZE).fill(NaN);
-  return new Float64Array(new Uint8Array(stored).buffer);
+/**
+ * A value in LMDB's read buffer, which the next read reuses: callers copy what they keep at once (so a
+ * chunk is copied once, not twice as with `get`). The buffer is larger than the value: lmdb-js only sets
+ * its `length`, hence the view.
+ */
+export function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
+  const stored = db.bin.getBinaryFast(key);
+  return stored?.subarray(0, stored.length);
 }
 
-/** A string chunk (a fresh copy, writable); an absent chunk reads as all missing. */
-export function readStringChunk(db: IndexDb, key: Key): DocValue[] {
+/** A numeric chunk (copied into `out`, by default a fresh array; NaN = missing); an absent chunk reads as all missing. */
+export function readNumericChunk(db: IndexDb, key: Key, out: Float64Array = new Float64Array(CHUNK_SIZE)): Float64Array {
+  const stored = readFast(db, key);
+  if (stored) new Uint8Array(out.buffer).set(stored);
+  else out.fill(NaN);
+  return out;
+}
+
+/** A string_list chunk (a fresh copy, writable); an absent chunk reads as all missing. */
+export function readListChunk(db: IndexDb, key: Key): DocValue[] {
   const stored = db.meta.get(key) as DocValue[] | undefined;
   return stored ? [...stored] : new Array<DocValue>(STR_CHUNK_SIZE).fill(null);
+}
+
+/** Legacy chunks per string chunk: string fields written before issue 16 kept msgpack chunks of STR_CHUNK_SIZE. */
+const LEGACY_PER_CHUNK = 1 << (CHUNK_SHIFT - STR_CHUNK_SHIFT);
+
+/** Keys of the legacy (msgpack) chunks that string chunk `chunkNo` replaces. */
+export function legacyStringKeys(t: string, ver: string, chunkNo: number): Key[] {
+  return Array.from({ length: LEGACY_PER_CHUNK }, (_, j) => columnKey(t, ver, chunkNo * LEGACY_PER_CHUNK + j));
+}
+
+/**
+ * A string chunk (fresh, writable): the coded one, or else one built from the legacy chunks it replaces
+ * (`legacy` then says so, for the writer to delete them when it writes the coded one). With `previous`
+ * (the same field's last chunk), an unchanged dictionary is not decoded again (`decodeStringChunk`).
+ */
+export function readStringChunk(db: IndexDb, t: string, ver: string, chunkNo: number, previous?: StringChunk): { chunk: StringChunk; legacy: boolean } {
+  const stored = readFast(db, columnKey(t, ver, chunkNo));
+  if (stored) return { chunk: decodeStringChunk(stored, previous), legacy: false };
+  const chunk = StringChunk.empty();
+  let legacy = false;
+  legacyStringKeys(t, ver, chunkNo).forEach((key, j) => {
+    const values = db.meta.get(key) as Array<string | null> | undefined;
+    if (!values) return;
+    legacy = true;
+    for (let i = 0; i < values.length; i++) chunk.set(j * STR_CHUNK_SIZE + i, values[i] ?? null);
+  });
+  return { chunk, legacy };
 }
 
 /** The `i`-th value of a column array, NaN and absent read as missing (null). */

@@ -231,17 +231,33 @@ export function addDoc(set: DocSet, docNo: number): void {
 export function toArray(set: DocSet): Uint32Array {
   const out = new Uint32Array(cardinality(set));
   let at = 0;
+  forEachBlock(set, SEG_SHIFT, (block, lows, n) => {
+    for (let i = 0; i < n; i++) out[at++] = (block << SEG_SHIFT) | lows[i]!;
+  });
+  return out;
+}
+
+/**
+ * Visits the members of a set in ascending order, by blocks of 2^`shift` numbers (shift 5 to 16): `fn`
+ * gets each block holding members with their offsets in it (`lows[0..n)`, ascending). Column loops take
+ * a set this way, one block per column chunk, without an array of every member.
+ */
+export function forEachBlock(set: DocSet, shift: number, fn: (block: number, lows: Uint16Array, n: number) => void): void {
+  const wordsPerBlock = 1 << (shift - 5);
+  const lows = new Uint16Array(1 << shift);
   for (const seg of [...set.keys()].sort((x, y) => x - y)) {
     const words = set.get(seg)!;
-    const base = seg << SEG_SHIFT;
-    for (let w = 0; w < WORDS; w++) {
-      let word = words[w]!;
-      while (word !== 0) {
-        const bit = 31 - Math.clz32(word & -word);
-        out[at++] = base | (w << 5) | bit;
-        word &= word - 1;
+    for (let first = 0; first < WORDS; first += wordsPerBlock) {
+      let n = 0;
+      for (let w = first; w < first + wordsPerBlock; w++) {
+        let word = words[w]!;
+        while (word !== 0) {
+          const bit = 31 - Math.clz32(word & -word);
+          lows[n++] = ((w - first) << 5) | bit;
+          word &= word - 1;
+        }
       }
+      if (n > 0) fn(((seg << SEG_SHIFT) + (first << 5)) >>> shift, lows, n);
     }
   }
-  return out;
 }

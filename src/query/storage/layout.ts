@@ -10,8 +10,10 @@ import type { Key, Store } from '../../store/lmdb.js';
  *   - `[t, 'p', ver, value, seg]` → posting container: documents of segment `seg` holding `value`
  *   - `[t, 's', ver, 'e' | 'm', seg]` → `exists` / `mismatch` containers; `[t, 's', '_live', 'e', seg]` → live documents
  *   - `[t, 'c', ver, chunk]` → column of a numeric field: Float64Array of CHUNK_SIZE, NaN = missing
+ *   - `[t, 'c', ver, chunk]` → column of a string field: CHUNK_SIZE dictionary codes (`string-chunk.ts`)
  * - `field_meta` (msgpack)
- *   - `[t, 'c', ver, chunk]` → column of a string / string_list field: array of STR_CHUNK_SIZE, null = missing
+ *   - `[t, 'c', ver, chunk]` → column of a string_list field: array of STR_CHUNK_SIZE, null = missing. String
+ *     fields had this form too before issue 16; such a chunk is still read, and rewritten coded on a write
  *   - `[t, 'n']` → next document number; `[t, 'd', partition, entity_id, doc_id]` → document number
  *   - `[t, 'f', partition_scope, name]` → field record; `[t, 'v']` → next field version number
  *   - `[t, 'gc', ver]` → a retired version whose entries are still being deleted
@@ -27,7 +29,14 @@ export const CHUNK_SIZE = 1 << CHUNK_SHIFT;
 export const STR_CHUNK_SHIFT = 7;
 export const STR_CHUNK_SIZE = 1 << STR_CHUNK_SHIFT;
 
-export const chunkShift = (numeric: boolean) => (numeric ? CHUNK_SHIFT : STR_CHUNK_SHIFT);
+/** How a column stores its values: Float64 chunks, dictionary-coded string chunks, or msgpack list chunks. */
+export type ColumnForm = 'numeric' | 'string' | 'list';
+
+export function columnForm(type: FieldType): ColumnForm {
+  return type === 'string' ? 'string' : type === 'string_list' ? 'list' : 'numeric';
+}
+
+export const chunkShift = (form: ColumnForm) => (form === 'list' ? STR_CHUNK_SHIFT : CHUNK_SHIFT);
 
 /** Sorts after every value part (numbers and UTF-8 strings). */
 export const KEY_TOP = '\u{10ffff}\u{10ffff}';
@@ -49,7 +58,7 @@ export function openIndexDb(store: Store): IndexDb {
   };
 }
 
-/** Numeric types (int, float, bool, datetime) keep Float64 columns; strings and lists msgpack ones. */
+/** Numeric types (int, float, bool, datetime) keep Float64 columns. */
 export function isNumericType(type: FieldType): boolean {
   return type !== 'string' && type !== 'string_list';
 }

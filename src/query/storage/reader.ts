@@ -1,14 +1,15 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { readNumericChunk } from './columns.js';
+import { readNumericChunk, readStringChunk } from './columns.js';
 import { orContainer, type DocSet } from './docset.js';
+import type { StringChunk } from './string-chunk.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
   chunkShift,
-  STR_CHUNK_SHIFT,
-  STR_CHUNK_SIZE,
+    STR_CHUNK_SIZE,
   columnKey,
+  type ColumnForm,
   KEY_TOP,
   LIVE_VER,
   postingPrefix,
@@ -83,35 +84,51 @@ export class IndexReader {
     return out;
   }
 
-  stringColumn(t: string, ver: string, docs: Uint32Array): DocValue[] {
+  /** Chunk `chunkNo` of a numeric field (NaN = missing), into `out` when given (a loop over chunks reuses one array). */
+  numericChunk(t: string, ver: string, chunkNo: number, out?: Float64Array): Float64Array {
+    return readNumericChunk(this.db, columnKey(t, ver, chunkNo), out);
+  }
+
+  /**
+   * Chunk `chunkNo` of a string field, coded (built from legacy chunks for a store written before issue
+   * 16); `previous`, the field's chunk read before, lets an identical dictionary be reused.
+   */
+  stringChunk(t: string, ver: string, chunkNo: number, previous?: StringChunk): StringChunk {
+    return readStringChunk(this.db, t, ver, chunkNo, previous).chunk;
+  }
+
+  /** Values of a string or string_list field for ascending document numbers (null = missing). */
+  stringColumn(t: string, ver: string, form: Exclude<ColumnForm, 'numeric'>, docs: Uint32Array): DocValue[] {
     const out = new Array<DocValue>(docs.length);
+    const shift = chunkShift(form);
     let chunkNo = -1;
-    let chunk: DocValue[] | undefined;
+    let chunk: StringChunk | DocValue[] | undefined;
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i]!;
-      if (d >>> STR_CHUNK_SHIFT !== chunkNo) {
-        chunkNo = d >>> STR_CHUNK_SHIFT;
-        chunk = this.db.meta.get(columnKey(t, ver, chunkNo)) as DocValue[] | undefined;
+      if (d >>> shift !== chunkNo) {
+        chunkNo = d >>> shift;
+        chunk = form === 'string' ? this.stringChunk(t, ver, chunkNo) : (this.db.meta.get(columnKey(t, ver, chunkNo)) as DocValue[] | undefined);
       }
-      out[i] = chunk?.[d & (STR_CHUNK_SIZE - 1)] ?? null;
+      out[i] = form === 'string' ? (chunk as StringChunk).get(d & (CHUNK_SIZE - 1)) : ((chunk as DocValue[] | undefined)?.[d & (STR_CHUNK_SIZE - 1)] ?? null);
     }
     return out;
   }
 
-  private readonly chunkCache = new Map<string, Float64Array | DocValue[] | undefined>();
+  private readonly chunkCache = new Map<string, Float64Array | StringChunk | DocValue[] | undefined>();
 
   /** One document's value (random access for tie-breaks and re-checks; chunks cached per reader). */
-  value(t: string, ver: string, numeric: boolean, docNo: number): DocValue {
-    const shift = chunkShift(numeric);
+  value(t: string, ver: string, form: ColumnForm, docNo: number): DocValue {
+    const shift = chunkShift(form);
     const chunkNo = docNo >>> shift;
     const id = `${ver}\u0001${chunkNo}`;
     let chunk = this.chunkCache.get(id);
     if (!this.chunkCache.has(id)) {
       const key = columnKey(t, ver, chunkNo);
-      chunk = numeric ? readNumericChunk(this.db, key) : (this.db.meta.get(key) as DocValue[] | undefined);
+      chunk = form === 'numeric' ? readNumericChunk(this.db, key) : form === 'string' ? this.stringChunk(t, ver, chunkNo) : (this.db.meta.get(key) as DocValue[] | undefined);
       this.chunkCache.set(id, chunk);
     }
-    const v = chunk?.[docNo & ((1 << shift) - 1)];
+    const at = docNo & ((1 << shift) - 1);
+    const v = chunk === undefined || Array.isArray(chunk) || chunk instanceof Float64Array ? chunk?.[at] : chunk.get(at);
     if (v === undefined || v === null) return null;
     return typeof v === 'number' && Number.isNaN(v) ? null : v;
   }

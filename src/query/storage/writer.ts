@@ -5,7 +5,7 @@ import { compilePattern, PatternError, type FieldPattern } from '../schema/patte
 import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
 import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
-import { docNoKey, isNumericType, LIVE_VER, nextDocNoKey, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import { columnForm, docNoKey, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
 import type { TenantStates } from './tenant-state.js';
 import { WriteBatch } from './write-batch.js';
 
@@ -69,8 +69,7 @@ export class FieldWriter implements DocumentWriteHook {
     let docNo = this.docNumber(doc);
     if (docNo === undefined) {
       if (!next) return;
-      docNo = (this.db.meta.get(nextDocNoKey(t)) as number | undefined) ?? 0;
-      this.db.meta.put(nextDocNoKey(t), docNo + 1);
+      docNo = batch.allocateDocNo(t);
       this.db.meta.put(docNoKey(doc), docNo);
     }
     const live = next && next.deleted_at === null ? next : undefined;
@@ -103,9 +102,9 @@ export class FieldWriter implements DocumentWriteHook {
   }
 
   private setValue(batch: WriteBatch, t: string, docNo: number, ver: string, type: FieldType, next: Extracted): void {
-    const numeric = isNumericType(type);
+    const form = columnForm(type);
     const seg = docNo >>> SEG_SHIFT;
-    const old = batch.getValue(t, ver, numeric, docNo);
+    const old = batch.getValue(t, ver, form, docNo);
     const newValue: DocValue = next.kind === 'value' ? next.value : null;
     if (old !== null && newValue !== null && sameValue(old, newValue)) return;
     if (old !== null) {
@@ -117,7 +116,7 @@ export class FieldWriter implements DocumentWriteHook {
     if ((old !== null) !== (newValue !== null)) batch.setBit(setKey(t, ver, 'e', seg), docNo, newValue !== null);
     const mismatchKey = setKey(t, ver, 'm', seg);
     if (next.kind === 'mismatch' || (old === null && batch.hasBit(mismatchKey, docNo))) batch.setBit(mismatchKey, docNo, next.kind === 'mismatch');
-    batch.setValue(t, ver, numeric, docNo, newValue);
+    batch.setValue(t, ver, form, docNo, newValue);
   }
 }
 

@@ -1,0 +1,233 @@
+import { finishGroupRows, groupCapExceeded, type GroupRow } from '../plan/aggregate.js';
+import type { CompiledAggregate, GroupSortKey, ResolvedField } from '../plan/types.js';
+import { forEachBlock, type DocSet } from '../storage/docset.js';
+import { CHUNK_SHIFT, CHUNK_SIZE, columnForm } from '../storage/layout.js';
+import type { IndexReader } from '../storage/reader.js';
+import type { StringChunk } from '../storage/string-chunk.js';
+
+type KeyValue = string | number | null;
+
+/** Whether the columnar path can run a groups query: it reads single values, so no string_list field. */
+export function columnarApplies(groupBy: ResolvedField[], aggregates: CompiledAggregate[]): boolean {
+  return [...groupBy, ...aggregates.map((a) => a.field)].every((f) => f === null || f.type !== 'string_list');
+}
+
+/**
+ * Mode B over typed column chunks (the same answers as `GroupAccumulator`, which stays the reference):
+ * each chunk is read once; a group_by field becomes small per-chunk codes (a string chunk's dictionary
+ * codes, or codes given to a numeric chunk's distinct values), so a document finds its group through a
+ * per-chunk table indexed by its codes, and each distinct key is looked up by value once per chunk.
+ * Aggregates accumulate into typed arrays per group, in document-number order like the reference, so
+ * floating-point sums are bit-identical. Rows are built once, for the final groups.
+ */
+export function columnarGroupRows(
+  reader: IndexReader,
+  t: string,
+  docs: DocSet,
+  query: { groupBy: ResolvedField[]; aggregates: CompiledAggregate[]; sort: GroupSortKey[] },
+  maxGroups: number,
+): GroupRow[] {
+  const groups = new GroupTable(query.groupBy.length, maxGroups);
+  const accs = query.aggregates.map((a) => new AggregateColumn(a));
+  // Per chunk: the candidates' offsets in the chunk and their groups, then one tight loop per aggregate.
+  const gids = new Int32Array(CHUNK_SIZE);
+  let lastKeys: ChunkKeys[] = [];
+  let local: LocalGroups | null = null;
+  forEachBlock(docs, CHUNK_SHIFT, (chunkNo, ats, n) => {
+    const keys = query.groupBy.map((f, i) => chunkKeys(reader, t, f, chunkNo, ats, n, lastKeys[i]));
+    const k0 = keys[0];
+    const k1 = keys[1];
+    const width = k1 ? k1.values.length : 1;
+    // Chunks with the same dictionaries (low-cardinality strings: nearly all) keep the code → group table.
+    if (!local || keys.some((k, i) => k.values !== lastKeys[i]!.values)) local = new LocalGroups((k0 ? k0.values.length : 1) * width);
+    lastKeys = keys;
+    const codes0 = k0?.codes ?? NO_KEY;
+    const codes1 = k1?.codes ?? NO_KEY;
+    for (let i = 0; i < n; i++) {
+      const at = ats[i]!;
+      const slot = codes0[at]! * width + codes1[at]!;
+      let g = local.get(slot);
+      if (g < 0) local.set(slot, (g = groups.resolve(k0 ? k0.values[codes0[at]!]! : null, k1 ? k1.values[codes1[at]!]! : null)));
+      gids[i] = g;
+    }
+    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
+  });
+  const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
+  return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
+}
+
+/** The codes of an absent group_by field: every document in the one (null) slot. */
+const NO_KEY = new Uint16Array(CHUNK_SIZE);
+
+/**
+ * One group_by field over one chunk: `codes[at]` indexes `values` (code 0 = missing, the `null` group).
+ * A string field's `values` is the previous chunk's array when its dictionary is the same.
+ */
+interface ChunkKeys {
+  codes: Uint16Array;
+  values: KeyValue[];
+  strings: StringChunk | null;
+}
+
+function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo: number, ats: Uint16Array, n: number, last: ChunkKeys | undefined): ChunkKeys {
+  if (columnForm(field.type) === 'string') {
+    const strings = reader.stringChunk(t, field.ver, chunkNo, last?.strings ?? undefined);
+    const values = last?.strings?.dict === strings.dict ? last.values : [null, ...strings.dict];
+    return { codes: strings.codes, values, strings };
+  }
+  const column = reader.numericChunk(t, field.ver, chunkNo);
+  const codes = new Uint16Array(CHUNK_SIZE);
+  const values: KeyValue[] = [null];
+  const seen = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const at = ats[i]!;
+    const v = column[at]!;
+    if (Number.isNaN(v)) continue;
+    let code = seen.get(v);
+    if (code === undefined) seen.set(v, (code = values.push(v) - 1));
+    codes[at] = code;
+  }
+  return { codes, values, strings: null };
+}
+
+/** A chunk's code tuples → group index (-1: not seen yet); a dense table unless the tuples are too many. */
+class LocalGroups {
+  private static readonly DENSE_MAX = 1 << 14;
+  private readonly dense: Int32Array | null;
+  private readonly sparse = new Map<number, number>();
+
+  constructor(size: number) {
+    this.dense = size <= LocalGroups.DENSE_MAX ? new Int32Array(size).fill(-1) : null;
+  }
+
+  get(slot: number): number {
+    return this.dense ? this.dense[slot]! : (this.sparse.get(slot) ?? -1);
+  }
+
+  set(slot: number, g: number): void {
+    if (this.dense) this.dense[slot] = g;
+    else this.sparse.set(slot, g);
+  }
+}
+
+/** Group keys by value → group index, in the order groups first appear; more than `maxGroups` is the 400. */
+class GroupTable {
+  readonly keys: KeyValue[][] = [];
+  private readonly index = new Map<KeyValue, Map<KeyValue, number>>();
+
+  constructor(
+    private readonly width: number,
+    private readonly maxGroups: number,
+  ) {}
+
+  resolve(k0: KeyValue, k1: KeyValue): number {
+    let inner = this.index.get(k0);
+    if (!inner) this.index.set(k0, (inner = new Map()));
+    let g = inner.get(k1);
+    if (g === undefined) {
+      if (this.keys.length >= this.maxGroups) throw groupCapExceeded(this.maxGroups);
+      g = this.keys.length;
+      this.keys.push(this.width === 0 ? [] : this.width === 1 ? [k0] : [k0, k1]);
+      inner.set(k1, g);
+    }
+    return g;
+  }
+}
+
+/**
+ * One aggregate's state for every group, in typed arrays grown by doubling: documents with a value
+ * (`count`), their sum, min and max, or the distinct values for count_distinct. Each chunk runs one loop
+ * chosen by the aggregate's kind, so the per-document work is a few typed-array reads and writes.
+ */
+class AggregateColumn {
+  private stats = newStats(64);
+  private readonly distinct: Array<Set<string | number>> = [];
+  /** The numeric field's current chunk, one array reused for every chunk. */
+  private column: Float64Array | null = null;
+
+  constructor(private readonly aggregate: CompiledAggregate) {}
+
+  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, gids: Int32Array, n: number, groupCount: number): void {
+    while (this.stats.count.length < groupCount) this.stats = grown(this.stats);
+    const { field, op } = this.aggregate;
+    if (field === null) {
+      countAll(this.stats.count, gids, n);
+    } else if (columnForm(field.type) === 'string') {
+      const chunk = reader.stringChunk(t, field.ver, chunkNo);
+      if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
+      else countPresent(this.stats.count, chunk.codes, ats, gids, n);
+    } else {
+      const column = reader.numericChunk(t, field.ver, chunkNo, (this.column ??= new Float64Array(CHUNK_SIZE)));
+      if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
+      else addNumbers(this.stats, column, ats, gids, n);
+    }
+  }
+
+  /** The group's answer, as `GroupAccumulator` gives it: null for sum/avg/min/max without values. */
+  result(g: number): number | null {
+    const { count: counts, sum, min, max } = this.stats;
+    const count = counts[g] ?? 0;
+    switch (this.aggregate.op) {
+      case 'count':
+        return count;
+      case 'count_distinct':
+        return this.distinct[g]?.size ?? 0;
+      case 'sum':
+        return count === 0 ? null : sum[g]!;
+      case 'avg':
+        return count === 0 ? null : sum[g]! / count;
+      case 'min':
+        return count === 0 ? null : min[g]!;
+      case 'max':
+        return count === 0 ? null : max[g]!;
+    }
+  }
+
+  private addDistinct<T extends Float64Array | Uint16Array>(column: T, valueOf: (raw: number) => string | number | null, ats: Uint16Array, gids: Int32Array, n: number): void {
+    for (let i = 0; i < n; i++) {
+      const v = valueOf(column[ats[i]!]!);
+      if (v !== null) (this.distinct[gids[i]!] ??= new Set()).add(v);
+    }
+  }
+}
+
+/** Per group: documents with a value, and their sum, min and max. */
+interface Stats {
+  count: Float64Array;
+  sum: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+}
+
+const newStats = (size: number): Stats => ({ count: new Float64Array(size), sum: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size) });
+
+function grown(stats: Stats): Stats {
+  const out = newStats(stats.count.length * 2);
+  out.count.set(stats.count);
+  out.sum.set(stats.sum);
+  out.min.set(stats.min);
+  out.max.set(stats.max);
+  return out;
+}
+
+function countAll(count: Float64Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) count[gids[i]!]! += 1;
+}
+
+function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) if (codes[ats[i]!] !== 0) count[gids[i]!]! += 1;
+}
+
+/** count, sum, min and max of a numeric column's present values, in document order (as the accumulator adds them). */
+function addNumbers({ count, sum, min, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = column[ats[i]!]!;
+    if (v !== v) continue; // NaN: missing
+    const g = gids[i]!;
+    const seen = count[g]!;
+    count[g] = seen + 1;
+    sum[g]! += v;
+    if (seen === 0 || v < min[g]!) min[g] = v;
+    if (seen === 0 || v > max[g]!) max[g] = v;
+  }
+}

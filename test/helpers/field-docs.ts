@@ -1,0 +1,39 @@
+import type { StoredDocument } from '../../src/domain/documents.js';
+import { QueryEngine } from '../../src/query/engine.js';
+import { QueryService, type FieldDeclaration } from '../../src/query/service.js';
+import { DocumentRecords } from '../../src/store/documents.js';
+import type { Store } from '../../src/store/lmdb.js';
+
+/** A text document of tenant `tenant` whose metadata holds `metadata` (the sources of metadata fields). */
+export function metadataDoc(tenant: string, n: number, metadata: StoredDocument['metadata']): StoredDocument {
+  return {
+    doc_id: `doc_${n}`,
+    cid: 'mgc1-x',
+    tenant,
+    entity_id: `e${n % 3}`,
+    partition: null,
+    modality: 'text',
+    content_type: 'text/plain',
+    title: null,
+    content: null,
+    derived_text: null,
+    derived_by: null,
+    filename: null,
+    metadata,
+    tags: [],
+    source: null,
+    readers: null,
+    created_at: 1_000 + n,
+    updated_at: 1_000 + n,
+    deleted_at: null,
+  };
+}
+
+/** Declared metadata fields, tenant-wide, each read from the metadata key of its name. */
+export const metadataFields = (fields: Record<string, FieldDeclaration['type']>): FieldDeclaration[] =>
+  Object.entries(fields).map(([name, type]) => ({ name, type, source: { metadata: name }, partition_scope: null }));
+
+/** A query service and engine over `store`, with the given caps. */
+export function queryParts(store: Store, caps = { maxGroups: 10_000, maxScanned: 1_000_000 }): { service: QueryService; engine: QueryEngine } {
+  return { service: new QueryService(store, new DocumentRecords(store), caps), engine: new QueryEngine(store, caps) };
+}
