@@ -166,8 +166,10 @@ const show = (p: Percentiles, base: Percentiles) =>
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-owners-'));
   const dataDir = join(dir, 'data');
+  // PROFILE_DIR=<dir>: each start of the service writes a CPU profile there when it stops.
   const env = { METRICS_KEY };
-  let engram = await spawnEngram(dataDir, KEY, dir, env);
+  const nodeArgs = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+  let engram = await spawnEngram(dataDir, KEY, dir, env, nodeArgs);
   const rawEnv = { DATA: join(dir, 'raw'), OWNERS: String(OWNERS) };
   let raw = await spawnServer('bench/servers/bare-lmdb-owners.ts', rawEnv, plainUrl);
   try {
@@ -184,7 +186,7 @@ async function main(): Promise<void> {
       pid: () => engram.child.pid!,
       restart: async () => {
         await engram.stop();
-        engram = await spawnEngram(dataDir, KEY, dir, env);
+        engram = await spawnEngram(dataDir, KEY, dir, env, nodeArgs);
       },
     };
     const bare: Target = {
