@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
@@ -55,6 +55,9 @@ export class OwnerKeys {
   private readonly fresh = new Map<string, { slot: number; key: Buffer; committed: Promise<unknown> }>();
   /** Allocations whose slot is being synced by `prepare`, by owner id. */
   private readonly preparing = new Map<string, Promise<void>>();
+  /** The file's sync in flight for `prepare`, and the one that follows it for slots written meanwhile. */
+  private syncing: Promise<void> | null = null;
+  private nextSync: Promise<void> | null = null;
   private readonly free: number[];
   private next: number;
   private dirty = false;
@@ -101,9 +104,10 @@ export class OwnerKeys {
     const key = randomBytes(KEY_BYTES);
     const reused = this.free.pop();
     const slot = reused ?? this.next++;
-    writeSync(this.fd, this.wrap(scope, key), 0, SLOT_BYTES, slot * SLOT_BYTES);
     try {
-      await fdatasyncAsync(this.fd);
+      // In the thread pool too: a write to a page the kernel is syncing waits for that sync.
+      await writeAsync(this.fd, this.wrap(scope, key), 0, SLOT_BYTES, slot * SLOT_BYTES);
+      await this.synced();
     } catch (error) {
       // Never recorded: the slot is free again, and the write allocates as it did before.
       this.free.push(slot);
@@ -112,6 +116,24 @@ export class OwnerKeys {
     // Another write of this owner allocated meanwhile (one not waiting for `prepare`): that key stands.
     if (this.existing(scope)) return void this.free.push(slot);
     this.record(scope, id, slot, key, reused !== undefined);
+  }
+
+  /**
+   * Resolves once every slot written before the call is on disk: one sync at a time, and one more for
+   * all the slots written while it ran (many new owners at once cost two syncs, not one each).
+   */
+  private synced(): Promise<void> {
+    if (!this.syncing) {
+      this.syncing = fdatasyncAsync(this.fd).finally(() => (this.syncing = null));
+      return this.syncing;
+    }
+    this.nextSync ??= this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextSync = null;
+        return this.synced();
+      });
+    return this.nextSync;
   }
 
   /** The owner's data key, or undefined when it has none (never written, or destroyed). */
@@ -239,5 +261,6 @@ export class OwnerKeys {
 
 const ownerId = (scope: OwnerKey): string => JSON.stringify(scope);
 const fdatasyncAsync = promisify(fdatasync);
+const writeAsync = promisify(write);
 /** A wrapped key is bound to its owner: the scope is its additional authenticated data. */
 const scopeAad = (scope: OwnerKey): Buffer => Buffer.from(ownerId(scope), 'utf8');

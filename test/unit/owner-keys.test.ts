@@ -170,6 +170,24 @@ describe('owner data keys (DATA_DIR/owner-keys)', () => {
     await store.close();
   });
 
+  it('prepares many new owners at once with distinct slots, each owner\'s records reading back after a reopen', async () => {
+    const dir = tempDir();
+    let store = open(dir);
+    const owners: Scope[] = Array.from({ length: 40 }, (_, i) => ({ tenant: 'acme', partition: null, entityId: `o${i}` }));
+    await Promise.all(
+      owners.map(async (owner, i) => {
+        await store.keys.prepare([owner.tenant, '', owner.entityId]);
+        await new GraphStore(store).putFact(owner, fact('f1', `value ${i}`));
+      }),
+    );
+    expect(new Set(owners.map((owner) => slotOf(store, owner))).size).toBe(owners.length);
+    await store.close();
+
+    store = open(dir);
+    owners.forEach((owner, i) => expect(new GraphStore(store).getFact(owner, 'f1')).toMatchObject({ value: `value ${i}` }));
+    await store.close();
+  });
+
   it('allocates inside a transaction and the key is durable with it', async () => {
     const dir = tempDir();
     const store = open(dir);
