@@ -5,8 +5,9 @@
  * size as it goes, and the event loop's delay during the writes (the service's own histogram, scraped
  * each second from GET /metrics). Then cold reads, `GET /v1/memory/facts` of owners no request of the
  * running process has touched, at 1 and at 16 clients: right after a restart (the first 10 s), and on the
- * running node after that. Beside each figure, the same reads against a bare Node HTTP handler over a raw
- * lmdb-js environment holding the same number of owners, started (and restarted) the same way.
+ * running node after that, and the latter's owners read again (now resident). Beside each figure, the same
+ * reads against a bare Node HTTP handler over a raw lmdb-js environment holding the same number of owners,
+ * started (and restarted) the same way.
  * Run: `npm run bench:owners -- [owners]` (builds first; default 1,000,000: a long run, outside CI).
  */
 import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';
@@ -49,6 +50,27 @@ function bytesUnder(dir: string): number {
   return sum;
 }
 
+/** Figures of the service's own GET /metrics, by metric name (unlabelled series only). */
+async function scrape(url: string): Promise<Map<string, number>> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
+  const figures = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    const [name, value] = line.split(' ');
+    if (name && value && !name.startsWith('#') && !name.includes('{')) figures.set(name, Number(value));
+  }
+  return figures;
+}
+
+/** RssAnon beside what the service says it holds: V8's heap in use, memory outside it, resident owners. */
+async function memory(engram: BenchService): Promise<string> {
+  const m = await scrape(engram.url);
+  return (
+    `RssAnon ${mb(rssAnon(engram.child.pid!))} (heap used ${mb(m.get('nodejs_heap_size_used_bytes') ?? 0)}, ` +
+    `external ${mb(m.get('nodejs_external_memory_bytes') ?? 0)}, ${m.get('engram_resident_owners')} resident owners ` +
+    `charged ${mb(m.get('engram_resident_bytes') ?? 0)})`
+  );
+}
+
 async function call(url: string, init: RequestInit = {}): Promise<void> {
   const res = await fetch(url, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
   const text = await res.text();
@@ -58,13 +80,12 @@ async function call(url: string, init: RequestInit = {}): Promise<void> {
 /** Scrapes the service's event-loop delay p99 (since the previous scrape) each second until stopped. */
 function watchLoop(url: string): { stop(): number[] } {
   const windows: number[] = [];
-  const scrape = async () => {
-    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
-    const line = (await res.text()).split('\n').find((l) => l.startsWith('engram_event_loop_delay_p99_seconds '));
-    if (line) windows.push(Number(line.split(' ')[1]) * 1000);
+  const sample = async () => {
+    const p99 = (await scrape(url)).get('engram_event_loop_delay_p99_seconds');
+    if (p99 !== undefined) windows.push(p99 * 1000);
   };
-  void scrape();
-  const timer = setInterval(() => void scrape(), 1000);
+  void sample();
+  const timer = setInterval(() => void sample(), 1000);
   return {
     stop() {
       clearInterval(timer);
@@ -96,7 +117,7 @@ async function writeOwners(engram: BenchService, dataDir: string): Promise<numbe
         if (++done % EVERY === 0) {
           const now = performance.now();
           console.log(
-            `  ${done} owners: RssAnon ${mb(rssAnon(engram.child.pid!))}, LMDB files ${mb(bytesUnder(dataDir))}, ` +
+            `  ${done} owners: ${await memory(engram)}, LMDB files ${mb(bytesUnder(dataDir))}, ` +
               `${(EVERY / ((now - lastMark) / 1000)).toFixed(0)} owners/s (${elapsed()})`,
           );
           lastMark = now;
@@ -118,8 +139,11 @@ function coldOwners(): () => number | undefined {
   return () => order.pop();
 }
 
-/** Cold reads by `clients` clients for `ms` (or until `limit` reads, or no untouched owner is left). */
-async function coldReads(target: Target, next: () => number | undefined, clients: number, ms: number, limit: number): Promise<Percentiles> {
+/**
+ * Reads by `clients` clients for `ms` (or until `limit` reads, or `next` has no owner left); `read` lists
+ * the owners read, in order.
+ */
+async function reads(target: Target, next: () => number | undefined, clients: number, ms: number, limit: number, read: number[] = []): Promise<Percentiles> {
   const samples: number[] = [];
   const end = performance.now() + ms;
   await Promise.all(
@@ -130,6 +154,7 @@ async function coldReads(target: Target, next: () => number | undefined, clients
         const t = performance.now();
         await call(target.read(i));
         samples.push(performance.now() - t);
+        read.push(i);
       }
     }),
   );
@@ -140,6 +165,8 @@ interface ReadFigures {
   clients: number;
   restarted: Percentiles;
   running: Percentiles;
+  /** The running phase's owners read again, now resident: what the cold read adds to a read. */
+  warm: Percentiles;
 }
 
 /**
@@ -152,9 +179,11 @@ async function readPhases(target: Target): Promise<ReadFigures[]> {
   const figures: ReadFigures[] = [];
   for (const clients of [1, WRITERS]) {
     await target.restart();
-    const restarted = await coldReads(target, next, clients, PHASE_MS, limit);
-    const running = await coldReads(target, next, clients, PHASE_MS, limit);
-    figures.push({ clients, restarted, running });
+    const restarted = await reads(target, next, clients, PHASE_MS, limit);
+    const read: number[] = [];
+    const running = await reads(target, next, clients, PHASE_MS, limit, read);
+    const warm = await reads(target, () => read.shift(), clients, PHASE_MS, limit);
+    figures.push({ clients, restarted, running, warm });
   }
   return figures;
 }
@@ -198,12 +227,13 @@ async function main(): Promise<void> {
       },
     };
     const ours = await readPhases(service);
-    console.log(`  after the reads: RssAnon ${mb(rssAnon(engram.child.pid!))}, LMDB files ${mb(bytesUnder(dataDir))}`);
+    console.log(`  after the reads: ${await memory(engram)}, LMDB files ${mb(bytesUnder(dataDir))}`);
     const base = await readPhases(bare);
     console.log(`cold reads (GET /v1/memory/facts of an owner not read since the start), beside a raw lmdb-js range read over bare node:http:`);
     ours.forEach((f, i) => {
       console.log(`  ${f.clients} client(s), first 10 s after a restart: ${show(f.restarted, base[i]!.restarted)}`);
       console.log(`  ${f.clients} client(s), running node:              ${show(f.running, base[i]!.running)}`);
+      console.log(`  ${f.clients} client(s), the same owners read again (resident): ${show(f.warm, base[i]!.warm)}`);
     });
     console.log(`total ${elapsed()}`);
   } finally {
