@@ -11,10 +11,15 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * do) with plain node, as `npm start` runs the service, and resolves with the URL it announces on
  * stdout. Servers under comparison all run the same way: under tsx the service serves ~15% fewer requests.
  */
-export function spawnServer(entry: string, env: Record<string, string>, urlOf: (line: string) => string | undefined): Promise<{ url: string; child: ChildProcess }> {
+export function spawnServer(
+  entry: string,
+  env: Record<string, string>,
+  urlOf: (line: string) => string | undefined,
+  nodeArgs: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
   const built = join('dist', entry.replace(/\.ts$/, '.js'));
   if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [built], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, built], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -45,12 +50,12 @@ export interface BenchService {
  * Starts the real service (`src/main.ts`, Temporal off) on `dataDir` with one API key for tenant
  * `bench`, whose keys file is written beside it.
  */
-export async function spawnEngram(dataDir: string, key: string, keysDir: string, extraEnv: Record<string, string> = {}): Promise<BenchService> {
+export async function spawnEngram(dataDir: string, key: string, keysDir: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
   const keysFile = join(keysDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
   // The hashing embedder unless a benchmark asks for the model: most measure what is not embedding.
   const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', EMBEDDER: 'hash', ...extraEnv };
-  const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
+  const { url, child } = await spawnServer('src/main.ts', env, engramUrl, nodeArgs);
   return { url, child, stop: () => stopChild(child) };
 }
 

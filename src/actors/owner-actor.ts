@@ -164,7 +164,7 @@ export class OwnerActor {
    */
   applyBatch(operations: readonly BatchOperation[], alongside?: (results: BatchResult[]) => () => void): Promise<BatchResult[]> {
     const staged: number[] = [];
-    return this.mailbox.submit(
+    return this.submit(
       () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
       () => {
         const parts = { scope: this.scope, graph: this.deps.graph, facts: this.factsPart };
@@ -237,7 +237,7 @@ export class OwnerActor {
     prepare: () => Promise<void> | void = () => undefined,
     afterCommit: (decided: T) => void = () => undefined,
   ): Promise<T> {
-    return this.mailbox.submit(prepare, () => {
+    return this.submit(prepare, () => {
       const committed = this.deps.store.transaction(() => decide(this.deps.clock.now())).then((decided) => {
         afterCommit(decided);
         return decided;
@@ -247,9 +247,21 @@ export class OwnerActor {
     });
   }
 
+  /**
+   * Queues a write in this owner's order, after the owner's data key exists: a new owner's key is
+   * allocated and synced before its first write (src/store/owner-keys.ts, `prepare`), not inside the write.
+   */
+  private submit<P, T>(prepare: () => Promise<P> | P, apply: (prepared: P) => Promise<T>): Promise<T> {
+    const { tenant, partition, entityId } = this.scope;
+    return this.mailbox.submit(() => {
+      const keyed = this.deps.store.keys.prepare([tenant, partition ?? '', entityId]);
+      return keyed ? keyed.then(prepare) : prepare();
+    }, apply);
+  }
+
   /** Runs a fact command in this owner's order; the facts part writes what it decided (see the class comment). */
   private factCommand<T>(decide: (now: number) => FactChange<T>, alongside?: (result: T) => () => void): Promise<T> {
-    return this.mailbox.submit(
+    return this.submit(
       () => this.lastTransaction,
       () => {
         const change = decide(this.deps.clock.now());

@@ -127,11 +127,11 @@ export class LexicalIndex {
       queryMass += termIdf;
       if (!postings) continue;
       for (let i = 0; i < postings.size; i++) {
-        const label = postings.labels[i]!;
+        const label = postings.labelAt(i);
         const length = this.lengths[label]!;
         if (length === 0) continue;
         if (values[label] === 0) touched.push(label);
-        values[label]! += termScore(termIdf, postings.counts[i]!, length, meanLength);
+        values[label]! += termScore(termIdf, postings.countAt(i), length, meanLength);
         matched[label]! += termIdf;
       }
     }

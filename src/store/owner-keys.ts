@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, write, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { LRUCache } from 'lru-cache';
@@ -40,12 +41,23 @@ type OwnerKey = [string, string, string];
  * which a later allocation overwrites. Allocation state is mirrored in memory, so owners allocated in one
  * event turn (plain puts, before anything commits) never share a slot; the service is the only writer
  * of its DATA_DIR.
+ *
+ * Allocating inside a write syncs the file on the event loop, in the middle of LMDB's write transaction:
+ * with many new owners that was a stall of tens of ms per commit (issue 16, bench/owners.ts). `prepare`
+ * allocates before the owner's write instead, syncing in the thread pool and recording the slot in LMDB
+ * only once the sync is done; the same order, so the same crash safety (a crash in between may leave one
+ * unrecorded slot below the next one: 64 bytes never reused).
  */
 export class OwnerKeys {
   private readonly fd: number;
   private readonly cache = new LRUCache<string, Buffer>({ max: CACHE_MAX });
   /** Allocated, not yet committed: found here until LMDB has them. */
   private readonly fresh = new Map<string, { slot: number; key: Buffer; committed: Promise<unknown> }>();
+  /** Allocations whose slot is being synced by `prepare`, by owner id. */
+  private readonly preparing = new Map<string, Promise<void>>();
+  /** The file's sync in flight for `prepare`, and the one that follows it for slots written meanwhile. */
+  private syncing: Promise<void> | null = null;
+  private nextSync: Promise<void> | null = null;
   private readonly free: number[];
   private next: number;
   private dirty = false;
@@ -70,6 +82,58 @@ export class OwnerKeys {
   /** The owner's data key, allocating one (inside the current write) when it has none. */
   keyFor(scope: OwnerKey): Buffer {
     return this.existing(scope) ?? this.allocate(scope);
+  }
+
+  /**
+   * Makes sure the owner has a data key before a write needs one: undefined (nothing to wait for) when it
+   * has one, else a promise that settles once a new key's slot is durable and its allocation queued in
+   * LMDB, so the write's commit finds nothing to sync.
+   */
+  prepare(scope: OwnerKey): Promise<void> | undefined {
+    if (this.existing(scope)) return undefined;
+    const id = ownerId(scope);
+    let ready = this.preparing.get(id);
+    if (!ready) {
+      ready = this.allocateSynced(scope, id).finally(() => this.preparing.delete(id));
+      this.preparing.set(id, ready);
+    }
+    return ready;
+  }
+
+  private async allocateSynced(scope: OwnerKey, id: string): Promise<void> {
+    const key = randomBytes(KEY_BYTES);
+    const reused = this.free.pop();
+    const slot = reused ?? this.next++;
+    try {
+      // In the thread pool too: a write to a page the kernel is syncing waits for that sync.
+      await writeAsync(this.fd, this.wrap(scope, key), 0, SLOT_BYTES, slot * SLOT_BYTES);
+      await this.synced();
+    } catch (error) {
+      // Never recorded: the slot is free again, and the write allocates as it did before.
+      this.free.push(slot);
+      throw error;
+    }
+    // Another write of this owner allocated meanwhile (one not waiting for `prepare`): that key stands.
+    if (this.existing(scope)) return void this.free.push(slot);
+    this.record(scope, id, slot, key, reused !== undefined);
+  }
+
+  /**
+   * Resolves once every slot written before the call is on disk: one sync at a time, and one more for
+   * all the slots written while it ran (many new owners at once cost two syncs, not one each).
+   */
+  private synced(): Promise<void> {
+    if (!this.syncing) {
+      this.syncing = fdatasyncAsync(this.fd).finally(() => (this.syncing = null));
+      return this.syncing;
+    }
+    this.nextSync ??= this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextSync = null;
+        return this.synced();
+      });
+    return this.nextSync;
   }
 
   /** The owner's data key, or undefined when it has none (never written, or destroyed). */
@@ -112,6 +176,7 @@ export class OwnerKeys {
   async destroy(scope: Scope): Promise<void> {
     const owner: OwnerKey = [scope.tenant, scope.partition ?? '', scope.entityId];
     const id = ownerId(owner);
+    await this.preparing.get(id)?.catch(() => undefined);
     await this.fresh.get(id)?.committed.catch(() => undefined);
     this.forget(id);
     const slot = this.db.get(owner) as number | undefined;
@@ -144,8 +209,13 @@ export class OwnerKeys {
     const slot = reused ?? this.next++;
     writeSync(this.fd, this.wrap(scope, key), 0, SLOT_BYTES, slot * SLOT_BYTES);
     this.dirty = true;
-    // Queued before the record sealed under the key, so they commit together or before it.
-    const bookkeeping = reused === undefined ? this.db.put(NEXT_SLOT, this.next) : this.db.remove([FREE, slot]);
+    this.record(scope, id, slot, key, reused !== undefined);
+    return key;
+  }
+
+  /** Queues the allocation's LMDB records (before the record sealed under the key, so they commit together or before it). */
+  private record(scope: OwnerKey, id: string, slot: number, key: Buffer, reused: boolean): void {
+    const bookkeeping = reused ? this.db.remove([FREE, slot]) : this.db.put(NEXT_SLOT, this.next);
     bookkeeping.then(undefined, quietCommitFailure);
     const committed = this.db.put(scope, slot);
     this.fresh.set(id, { slot, key, committed });
@@ -164,7 +234,6 @@ export class OwnerKeys {
         settle();
       },
     );
-    return key;
   }
 
   private wrap(scope: OwnerKey, key: Buffer): Buffer {
@@ -191,5 +260,7 @@ export class OwnerKeys {
 }
 
 const ownerId = (scope: OwnerKey): string => JSON.stringify(scope);
+const fdatasyncAsync = promisify(fdatasync);
+const writeAsync = promisify(write);
 /** A wrapped key is bound to its owner: the scope is its additional authenticated data. */
 const scopeAad = (scope: OwnerKey): Buffer => Buffer.from(ownerId(scope), 'utf8');

@@ -55,7 +55,9 @@ export class LabelTable {
 
   constructor(
     readonly dims: number,
-    slots = 64,
+    // Room for a couple of passages at first, doubling after: most owners hold a handful, and 64 slots
+    // up front were 98 KB of shared memory per resident owner at 384 dimensions (issue 16).
+    slots = 2,
   ) {
     this.vectors = new Float32Array(new SharedArrayBuffer(slots * dims * 4));
     this.flags = new Uint8Array(new SharedArrayBuffer(slots));

@@ -20,6 +20,15 @@ describe('LexicalIndex (BM25 over the project tokenizer)', () => {
     expect(scores.stats.mean).toBeCloseTo(expected / 3, 10);
   });
 
+  it('scores a word by its count in each passage that holds it, the first passage and the later ones alike', () => {
+    const index = new LexicalIndex();
+    // Every passage 6 terms long, "heron" 1 to 6 times in it.
+    for (let label = 0; label < 6; label++) index.add(label, `d${label}`, [...Array(label + 1).fill('heron'), ...['river', 'stone', 'cloud', 'maple', 'grass'].slice(0, 5 - label)].join(' '));
+    const scores = index.score('heron');
+    for (let label = 0; label < 6; label++) expect(scores.get(label)).toBeCloseTo(termScore(idf(6, 6), label + 1, 6, 6), 10);
+    expect(ranked(index, 'heron')).toEqual(['d5', 'd4', 'd3', 'd2', 'd1', 'd0']);
+  });
+
   it('ranks the passage with the rare word above those with only common ones, and folds plurals and case', () => {
     const index = new LexicalIndex();
     const common = ['the meeting is on monday', 'the meeting moved to tuesday', 'monday meeting notes', 'Herons nest by the river'];

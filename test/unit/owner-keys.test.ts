@@ -142,6 +142,52 @@ describe('owner data keys (DATA_DIR/owner-keys)', () => {
     await store.close();
   });
 
+  it('prepares a new owner\'s key before its write: the slot is on disk first, the write syncs nothing, and the owner reads back after a reopen', async () => {
+    const dir = tempDir();
+    let store = open(dir);
+    const keys = store.keys as unknown as { flush(): void; dirty: boolean };
+    const flush = keys.flush.bind(keys);
+    let dirtyAtCommit = 0;
+    keys.flush = () => {
+      if (keys.dirty) dirtyAtCommit++;
+      flush();
+    };
+    const owner: [string, string, string] = [alice.tenant, '', alice.entityId];
+    const ready = store.keys.prepare(owner);
+    expect(ready).toBeInstanceOf(Promise);
+    // Two writes of the owner waiting for the same preparation share one key.
+    expect(store.keys.prepare(owner)).toBe(ready);
+    await ready;
+    expect(slotBytes(dir, 0).some((b) => b !== 0)).toBe(true);
+    await new GraphStore(store).putFact(alice, fact('f1', 'marker-prepared'));
+    expect(dirtyAtCommit).toBe(0);
+    expect(slotOf(store, alice)).toBe(0);
+    expect(store.keys.prepare(owner)).toBeUndefined();
+    await store.close();
+
+    store = open(dir);
+    expect(new GraphStore(store).getFact(alice, 'f1')).toMatchObject({ value: 'marker-prepared' });
+    await store.close();
+  });
+
+  it('prepares many new owners at once with distinct slots, each owner\'s records reading back after a reopen', async () => {
+    const dir = tempDir();
+    let store = open(dir);
+    const owners: Scope[] = Array.from({ length: 40 }, (_, i) => ({ tenant: 'acme', partition: null, entityId: `o${i}` }));
+    await Promise.all(
+      owners.map(async (owner, i) => {
+        await store.keys.prepare([owner.tenant, '', owner.entityId]);
+        await new GraphStore(store).putFact(owner, fact('f1', `value ${i}`));
+      }),
+    );
+    expect(new Set(owners.map((owner) => slotOf(store, owner))).size).toBe(owners.length);
+    await store.close();
+
+    store = open(dir);
+    owners.forEach((owner, i) => expect(new GraphStore(store).getFact(owner, 'f1')).toMatchObject({ value: `value ${i}` }));
+    await store.close();
+  });
+
   it('allocates inside a transaction and the key is durable with it', async () => {
     const dir = tempDir();
     const store = open(dir);

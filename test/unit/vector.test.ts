@@ -55,6 +55,15 @@ describe('OwnerVectorIndex', () => {
     expect((await index.search(q, 5, all)).map((h) => h.docId)).toEqual(expected);
   });
 
+  it('finds the one passage of a one-passage owner, holding memory for a few passages rather than a block of them', async () => {
+    const { index } = makeIndex('one', 10_000);
+    const [only] = vectors(1, 3);
+    fill(index, [only!]);
+    expect((await index.search(only!, 5, all)).map((h) => h.docId)).toEqual(['d0']);
+    // What the residency budget charges: with 64 slots up front this was 64 vectors' worth.
+    expect(index.residentBytes).toBeLessThan(8 * dims * 4 + 1024);
+  });
+
   it('builds hnswlib off the event loop above the threshold, with recall@10 >= 0.95 against exact', async () => {
     const { index, errors } = makeIndex('big');
     fill(index, data);
