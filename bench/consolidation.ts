@@ -146,6 +146,8 @@ async function main(): Promise<void> {
     console.log(`| actor command (baseline) | ${ea.toFixed(2)} | - |`);
     console.log(`| workflow via Temporal | ${ew.toFixed(2)} | +${(ew - ea).toFixed(1)} ms |`);
     console.log(`| POST /v1/memory/consolidate (HTTP, the route's whole path) | ${er.toFixed(2)} | +${(er - ea).toFixed(1)} ms (target: p50 ≤ 40 ms) |`);
+    // The runs one by one, in order: the spread has been bimodal (~35 ms, ~100 ms), which a median hides.
+    console.log(`runs, ms: workflow ${emptyWorkflow.map(Math.round).join(' ')}; route ${emptyRoute.map(Math.round).join(' ')}`);
   } finally {
     await service.close();
     await dev?.stop();
