@@ -80,7 +80,7 @@ export class FactOverlay {
       return staged.fact;
     },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
-      const inFlight = this.inFlightOf(chainKey(subjectType, subjectId, predicate));
+      const inFlight = this.inFlight(this.pendingByChain.get(chainKey(subjectType, subjectId, predicate)) ?? []);
       const laterInFlight = inFlight.some((f) => f.observed_at > at);
       const found = new Map<string, Fact>();
       for (const f of this.committed.neighbourhood(subjectType, subjectId, predicate, at, laterInFlight)) found.set(f.fact_id, f);
@@ -91,25 +91,15 @@ export class FactOverlay {
       if (this.pending.size === 0) return this.committed.activeFacts();
       const found = new Map<string, Fact>();
       for (const f of this.committed.activeFacts()) found.set(f.fact_id, f);
-      for (const f of this.everyInFlight()) found.set(f.fact_id, f);
+      for (const f of this.inFlight(this.pending.keys())) found.set(f.fact_id, f);
       return [...found.values()].filter((f) => f.invalid_from === null).sort(byObservedDesc);
     },
   };
 
-  /** Every staged version, each shown to the command being planned. */
-  private everyInFlight(): Fact[] {
+  /** The staged versions of facts `ids` (ids in `pending`), each shown to the command being planned. */
+  private inFlight(ids: Iterable<string>): Fact[] {
     const out: Fact[] = [];
-    for (const { fact, seq } of this.pending.values()) {
-      out.push(fact);
-      this.shown.add(seq);
-    }
-    return out;
-  }
-
-  /** The staged versions of one chain's facts, each shown to the command being planned. */
-  private inFlightOf(key: string): Fact[] {
-    const out: Fact[] = [];
-    for (const id of this.pendingByChain.get(key) ?? []) {
+    for (const id of ids) {
       const { fact, seq } = this.pending.get(id)!;
       out.push(fact);
       this.shown.add(seq);
