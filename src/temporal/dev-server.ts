@@ -58,6 +58,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
 }
 
+/**
+ * The history service hands each new workflow or activity task to matching from its transfer queue,
+ * whose reader the server limits to 20 polls a second by default. A job is two or three such tasks, so
+ * past a burst of ~10 jobs every task waited up to 50 ms for the reader (an empty owner's consolidation
+ * took ~100 ms, 35 ms before the burst ran out). The embedded server is one process on one in-memory or
+ * SQLite store: nothing needs that protection here.
+ */
+const DISPATCH_SETTINGS = ['history.transferProcessorMaxPollRPS=1000'];
+
 /** The server process ended before it answered (as opposed to not answering in time). */
 class ExitedWhileStarting extends Error {}
 
@@ -69,6 +78,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
   if (options.dbFilename !== null) args.push('--db-filename', options.dbFilename);
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
+  for (const setting of DISPATCH_SETTINGS) args.push('--dynamic-config-value', setting);
 
   const child = spawnOwnerOnly(options.cli, args);
   const output = captureOutput(child, options.onOutput);
