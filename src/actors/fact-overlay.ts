@@ -59,6 +59,16 @@ export class FactOverlay {
     for (const fact of this.take(seq)) this.committed.upsert(fact);
   }
 
+  /**
+   * The writes of `seqs` committed together (one transaction): readers see them now. Only the last version
+   * of each fact reaches the committed index: the ones before it are replaced in the same instant.
+   */
+  settleAll(seqs: readonly number[]): void {
+    const last = new Map<string, Fact>();
+    for (const seq of seqs) for (const fact of this.take(seq)) last.set(fact.fact_id, fact);
+    for (const fact of last.values()) this.committed.upsert(fact);
+  }
+
   /** The writes of `seq` failed to commit: they never happened. */
   discard(seq: number): void {
     this.take(seq);

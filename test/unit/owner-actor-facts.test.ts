@@ -4,10 +4,11 @@ import { FactOverlay } from '../../src/actors/fact-overlay.js';
 import { FACT_BYTES } from '../../src/actors/owner-facts.js';
 import { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
+import type { FactIndex } from '../../src/domain/fact-index.js';
 import type { Fact } from '../../src/domain/facts.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { GraphStore } from '../../src/store/graph.js';
-import type { Store } from '../../src/store/lmdb.js';
+import { scopeKey, type Store } from '../../src/store/lmdb.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
@@ -214,6 +215,36 @@ describe('OwnerActor facts', () => {
     expect(lastTxn() - before).toBe(1);
     expect(results).toHaveLength(1);
     expect(store.records.get(['kept-batch'])).toBe(1);
+  });
+
+  it('stores each fact a batch changes once, in its last version, and reads the same history back from LMDB', async () => {
+    const actor = actors.actorFor(owner);
+    const paris = await actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    const ops = [command('city', 'Oslo'), command('city', 'Rome'), command('drink', 'tea'), command('city', 'Lima')].map((c) => ({ op: 'assert_fact' as const, command: c }));
+    const results = await actor.applyBatch([...ops, { op: 'retract_fact', fact_id: ops[2]!.command.fact_id }]);
+    const [oslo, rome, tea, lima] = results.map((r) => r.record as Fact);
+    // Each answer is the fact as its operation decided it.
+    expect([oslo, rome, lima].map((f) => [f!.supersedes_fact_id, f!.invalid_from])).toEqual([[paris.fact_id, null], [oslo!.fact_id, null], [rome!.fact_id, null]]);
+    expect(tea!.invalid_from).toBeNull();
+    const s = scopeKey(owner);
+    // Facts the batch created and closed: one record each, whole, closed; no state record.
+    for (const f of [oslo, rome, tea]) {
+      expect(store.records.get([...s, 'fst', f!.fact_id])).toBeUndefined();
+      expect(new GraphStore(store).getFact(owner, f!.fact_id)!.invalid_from).toBe(clock.now());
+    }
+    // A fact stored by an earlier request: its state record.
+    expect(store.records.get([...s, 'fst', paris.fact_id])).toEqual({ invalid_from: clock.now(), updated_at: clock.now() });
+    const history = (index: FactIndex) => index.chain('owner', null, 'city').map((f) => [f.value, f.invalid_from, f.updated_at]);
+    const fresh = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
+    expect(history(fresh.facts())).toEqual(history(actor.facts()));
+    expect(history(actor.facts())).toEqual([
+      ['Paris', clock.now(), clock.now()],
+      ['Oslo', clock.now(), clock.now()],
+      ['Rome', clock.now(), clock.now()],
+      ['Lima', null, clock.now()],
+    ]);
+    expect(fresh.facts().list({ include_inactive: true, limit: 10 })).toEqual(actor.facts().list({ include_inactive: true, limit: 10 }));
   });
 
   it('sees an entity queued just before a fact about it', async () => {
