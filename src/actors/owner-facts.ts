@@ -83,7 +83,7 @@ export class OwnerFacts {
     const plan = planAssertion({ chain, explicitTarget, incoming, now });
     const writes: Fact[] = [];
     for (const { fact_id, invalid_from } of plan.invalidations) {
-      const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;
+      const stored = inChain(chain, fact_id) ?? explicitTarget;
       if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
     }
     writes.push(plan.fact);
@@ -223,6 +223,11 @@ export class OwnerFacts {
     this.resized();
     return this.loaded;
   }
+}
+
+function inChain(chain: readonly Fact[], id: string): Fact | undefined {
+  for (const f of chain) if (f.fact_id === id) return f;
+  return undefined;
 }
 
 /**
