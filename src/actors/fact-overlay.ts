@@ -64,6 +64,14 @@ export class FactOverlay {
    * of each fact reaches the committed index: the ones before it are replaced in the same instant.
    */
   settleAll(seqs: readonly number[]): void {
+    if (seqs.length === this.staged.size && seqs.every((seq) => this.staged.has(seq))) {
+      // Nothing else is in flight (a batch's case): the newest staged version of each fact is its last one.
+      for (const { fact } of this.pending.values()) this.committed.upsert(fact);
+      this.pending.clear();
+      this.pendingByChain.clear();
+      this.staged.clear();
+      return;
+    }
     const last = new Map<string, Fact>();
     for (const seq of seqs) for (const fact of this.take(seq)) last.set(fact.fact_id, fact);
     for (const fact of last.values()) this.committed.upsert(fact);

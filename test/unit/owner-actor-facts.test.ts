@@ -68,6 +68,34 @@ describe('OwnerFacts overlay', () => {
   });
 });
 
+describe('FactOverlay.settleAll', () => {
+  const version = (id: string, invalidFrom: number | null, observedAt = 10): Fact => ({
+    fact_id: id, entity_id: 'u', partition: null, subject_type: 'owner', subject_id: null, predicate: 'city', value: id,
+    cardinality: 'single', valid_from: null, observed_at: observedAt, invalid_from: invalidFrom, supersedes_fact_id: null, created_at: 10, updated_at: 10,
+  });
+  const listed = (facts: FactOverlay) => facts.committed.list({ include_inactive: true, limit: 10 }).map((f) => [f.fact_id, f.invalid_from]);
+
+  it.each([
+    ['every staged batch (nothing else in flight)', false],
+    ['some of the staged batches, another still in flight', true],
+  ])('settles the last version of each fact of %s, as settling them one by one would', (_, another) => {
+    const make = () => new FactOverlay([version('a', null, 5)]);
+    const [together, oneByOne] = [make(), make()];
+    const stages = [[version('a', 20, 5), version('b', null, 20)], [version('b', 30, 20), version('c', null, 30)], [version('c', 40, 30)]];
+    const seqs = stages.map((writes) => together.stage(writes));
+    const other = another ? together.stage([version('d', null, 50)]) : undefined;
+    together.settleAll(seqs);
+    for (const writes of stages) oneByOne.settle(oneByOne.stage(writes));
+    expect(listed(together)).toEqual(listed(oneByOne));
+    expect(together.view.get('c')!.invalid_from).toBe(40);
+    expect(together.view.neighbourhood('owner', null, 'city', 60).map((f) => f.fact_id).sort()).toEqual(another ? ['d'] : []);
+    if (other !== undefined) {
+      together.settle(other);
+      expect(together.committed.get('d')!.invalid_from).toBeNull();
+    }
+  });
+});
+
 describe('OwnerActor facts', () => {
   let temp: TempGraph;
   let store: Store;
