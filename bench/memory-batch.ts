@@ -5,7 +5,8 @@
  * assertions supersede one before them (the supersession rules at work, not plain appends).
  * Beside it, in the same run:
  * - the storage floor: a raw lmdb-js environment (msgpack, no encryption, no HTTP) taking the same
- *   records as the service writes them (each new fact's record, each superseded fact's state record), 100
+ *   records as the service writes them (each new fact's record, closed already when a later assertion of
+ *   the same batch supersedes it; a state record for each fact of an earlier batch it supersedes), 100
  *   assertions per transaction, 16 transactions in flight;
  * - the same assertions one per request (`POST /v1/memory/facts`), 16 in flight.
  * Run: `npm run bench:batch -- [seconds]` (builds first).
@@ -72,11 +73,14 @@ async function main(): Promise<void> {
         for (let i = 0; i < PER_BATCH; i++) {
           const id = `fact_${String(next++).padStart(26, '0')}`;
           const at = Date.now();
+          // Superseded later in the same batch: stored closed (the service stores each fact once per batch).
+          const closed = i + PREDICATES < PER_BATCH;
           void db.put([...scope, 'fact', id], {
             fact_id: id, entity_id: scope[2], partition: null, subject_type: 'owner', subject_id: null, ...assertion(i), cardinality: 'single',
-            valid_from: null, observed_at: at, invalid_from: null, supersedes_fact_id: null, created_at: at, updated_at: at,
+            valid_from: null, observed_at: at, invalid_from: closed ? at : null, supersedes_fact_id: null, created_at: at, updated_at: at,
           });
-          if (i >= PREDICATES) void db.put([...scope, 'fst', `fact_${String(next - PREDICATES - 1).padStart(26, '0')}`], { invalid_from: at, updated_at: at });
+          // The first assertion of each predicate supersedes the previous batch's last one: its state record.
+          if (i < PREDICATES) void db.put([...scope, 'fst', `fact_${String(next - PREDICATES - 1).padStart(26, '0')}`], { invalid_from: at, updated_at: at });
         }
       });
       return PER_BATCH;

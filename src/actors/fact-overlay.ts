@@ -22,8 +22,8 @@ export class FactOverlay {
   private readonly pendingByChain = new Map<string, Set<string>>();
   private readonly staged = new Map<number, Fact[]>();
   private nextSeq = 0;
-  /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on. */
-  private shown = new Set<number>();
+  /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on (made on first use). */
+  private shown: Set<number> | null = null;
 
   constructor(stored: Iterable<Fact>) {
     this.committed = new FactIndex(stored);
@@ -31,13 +31,13 @@ export class FactOverlay {
 
   /** The planning view, for one command: `premises()` then says which batches in flight it was shown. */
   plan(): FactPlanningView {
-    this.shown = new Set();
+    this.shown = null;
     return this.view;
   }
 
   /** The staged batches (tickets) the command planned since `plan()` was shown; it stands only if they commit. */
   premises(): number[] {
-    return [...this.shown];
+    return this.shown ? [...this.shown] : [];
   }
 
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
@@ -59,6 +59,24 @@ export class FactOverlay {
     for (const fact of this.take(seq)) this.committed.upsert(fact);
   }
 
+  /**
+   * The writes of `seqs` committed together (one transaction): readers see them now. Only the last version
+   * of each fact reaches the committed index: the ones before it are replaced in the same instant.
+   */
+  settleAll(seqs: readonly number[]): void {
+    if (seqs.length === this.staged.size && seqs.every((seq) => this.staged.has(seq))) {
+      // Nothing else is in flight (a batch's case): the newest staged version of each fact is its last one.
+      for (const { fact } of this.pending.values()) this.committed.upsert(fact);
+      this.pending.clear();
+      this.pendingByChain.clear();
+      this.staged.clear();
+      return;
+    }
+    const last = new Map<string, Fact>();
+    for (const seq of seqs) for (const fact of this.take(seq)) last.set(fact.fact_id, fact);
+    for (const fact of last.values()) this.committed.upsert(fact);
+  }
+
   /** The writes of `seq` failed to commit: they never happened. */
   discard(seq: number): void {
     this.take(seq);
@@ -76,16 +94,21 @@ export class FactOverlay {
     get: (id) => {
       const staged = this.pending.get(id);
       if (!staged) return this.committed.get(id);
-      this.shown.add(staged.seq);
+      (this.shown ??= new Set()).add(staged.seq);
       return staged.fact;
     },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
-      const inFlight = this.inFlight(this.pendingByChain.get(chainKey(subjectType, subjectId, predicate)) ?? []);
-      const laterInFlight = inFlight.some((f) => f.observed_at > at);
-      const found = new Map<string, Fact>();
-      for (const f of this.committed.neighbourhood(subjectType, subjectId, predicate, at, laterInFlight)) found.set(f.fact_id, f);
-      for (const f of inFlight) found.set(f.fact_id, f);
-      return [...found.values()];
+      const key = chainKey(subjectType, subjectId, predicate);
+      const ids = this.pendingByChain.get(key);
+      if (!ids) return this.committed.neighbourhoodOf(key, at);
+      const inFlight = this.inFlight(ids);
+      let laterInFlight = false;
+      for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
+      // The committed facts, each in its staged version when it has one, then the staged facts not among them.
+      const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
+      for (let i = 0; i < found.length; i++) if (ids.has(found[i]!.fact_id)) found[i] = this.pending.get(found[i]!.fact_id)!.fact;
+      for (const f of inFlight) if (!this.committed.get(f.fact_id) || !found.some((c) => c.fact_id === f.fact_id)) found.push(f);
+      return found;
     },
     activeFacts: () => {
       if (this.pending.size === 0) return this.committed.activeFacts();
@@ -102,7 +125,7 @@ export class FactOverlay {
     for (const id of ids) {
       const { fact, seq } = this.pending.get(id)!;
       out.push(fact);
-      this.shown.add(seq);
+      (this.shown ??= new Set()).add(seq);
     }
     return out;
   }

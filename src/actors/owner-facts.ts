@@ -83,7 +83,7 @@ export class OwnerFacts {
     const plan = planAssertion({ chain, explicitTarget, incoming, now });
     const writes: Fact[] = [];
     for (const { fact_id, invalid_from } of plan.invalidations) {
-      const stored = chain.find((f) => f.fact_id === fact_id) ?? explicitTarget;
+      const stored = inChain(chain, fact_id) ?? explicitTarget;
       if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
     }
     writes.push(plan.fact);
@@ -165,20 +165,20 @@ export class OwnerFacts {
   }
 
   /**
-   * Inside the owner's write transaction, once the batch has decided everything: puts its commands' fact
-   * versions, in order.
+   * Inside the owner's write transaction, once the batch has decided everything: puts the last version of
+   * each fact its commands changed. They all commit together, so the versions before it would never be
+   * read: a fact the batch asserted and then superseded (a batch asserting a predicate five times
+   * supersedes four of its own facts) is stored once, whole, as it ends the batch, like a fact an import
+   * restores (src/store/graph.ts), rather than as its first version and then a state record.
    */
   putWithin(changes: ReadonlyArray<FactChange<unknown>>): void {
-    for (const { writes, created } of changes) {
-      for (const fact of writes) this.graph.putFactWithin(this.scope, fact, fact === created ? 'new' : 'later');
-    }
+    for (const { fact, version } of lastVersions(changes)) this.graph.putFactWithin(this.scope, fact, version);
   }
 
-  /** The batch's transaction committed: readers see its fact versions. */
+  /** The batch's transaction committed: readers see its fact versions (the last of each fact). */
   settleWithin(seqs: readonly number[]): void {
     if (seqs.length === 0) return;
-    const overlay = this.overlay();
-    for (const seq of seqs) overlay.settle(seq);
+    this.overlay().settleAll(seqs);
     this.resized();
   }
 
@@ -223,4 +223,25 @@ export class OwnerFacts {
     this.resized();
     return this.loaded;
   }
+}
+
+function inChain(chain: readonly Fact[], id: string): Fact | undefined {
+  for (const f of chain) if (f.fact_id === id) return f;
+  return undefined;
+}
+
+/**
+ * The last version of each fact that commands write together, in the order the facts were first written:
+ * `new` when one of the commands created the fact (its record is then stored whole, in that last version).
+ */
+function lastVersions(changes: ReadonlyArray<FactChange<unknown>>): Iterable<{ fact: Fact; version: FactVersion }> {
+  const last = new Map<string, { fact: Fact; version: FactVersion }>();
+  for (const { writes, created } of changes) {
+    for (const fact of writes) {
+      const earlier = last.get(fact.fact_id);
+      if (earlier) earlier.fact = fact;
+      else last.set(fact.fact_id, { fact, version: fact === created ? 'new' : 'later' });
+    }
+  }
+  return last.values();
 }

@@ -118,15 +118,20 @@ export class FactIndex {
    * (or `withBefore`), the few observed at or just before it.
    */
   neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number, withBefore = false): Fact[] {
-    const chain = this.byChain.get(chainKey(subjectType, subjectId, predicate));
+    return this.neighbourhoodOf(chainKey(subjectType, subjectId, predicate), at, withBefore);
+  }
+
+  /** `neighbourhood` of the chain whose `chainKey` is `key`. */
+  neighbourhoodOf(key: string, at: number, withBefore = false): Fact[] {
+    const chain = this.byChain.get(key);
     if (!chain) return [];
-    const found = new Set<Slot>(chain.active);
     const firstLater = lowerBound(chain.all, at + 1, '');
+    // The common assertion, in order: its chain's active facts only (one, for a single-valued predicate).
+    if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.fact);
+    const found = new Set<Slot>(chain.active);
     for (let i = firstLater; i < chain.all.length; i++) found.add(chain.all[i]!);
-    if (withBefore || firstLater < chain.all.length) {
-      for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
-    }
-    return [...found].map((slot) => slot.fact);
+    for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
+    return Array.from(found, (slot) => slot.fact);
   }
 
   /** A fact listing: newest first, filtered by subject, predicate and state (`as_of` or `include_inactive`). */

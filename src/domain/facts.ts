@@ -59,7 +59,8 @@ export interface AssertionInput {
  */
 export function planAssertion({ chain, explicitTarget, incoming, now }: AssertionInput): AssertionPlan {
   const at = incoming.observed_at;
-  const invalidations = new Map<string, number>();
+  // An array, not a map: an assertion invalidates one fact or a few, and this runs hundreds of times per batch.
+  const invalidations: Invalidation[] = [];
   let supersedes: string | null = null;
   let invalidFrom: number | null = null;
 
@@ -70,21 +71,20 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
     if (at < explicitTarget.observed_at) {
       throw invalidInput(`observed_at must not be earlier than the observed_at of superseded fact ${explicitTarget.fact_id}`);
     }
-    invalidations.set(explicitTarget.fact_id, at);
+    invalidations.push({ fact_id: explicitTarget.fact_id, invalid_from: at });
     supersedes = explicitTarget.fact_id;
   }
 
   if (incoming.cardinality === 'single') {
     // Loops rather than filtered copies: this runs for every assertion, hundreds per batch.
-    const stillActive = (f: Fact) => f.invalid_from === null && !invalidations.has(f.fact_id);
     let newerActive = false;
-    for (const f of chain) if (stillActive(f) && f.observed_at > at) newerActive = true;
+    for (const f of chain) if (stillActive(f, invalidations) && f.observed_at > at) newerActive = true;
     if (!newerActive) {
       let latestActive: Fact | undefined;
       for (const f of chain) {
-        if (!stillActive(f)) continue;
+        if (!stillActive(f, invalidations)) continue;
         if (!latestActive || byObservedDesc(f, latestActive) < 0) latestActive = f;
-        invalidations.set(f.fact_id, at);
+        invalidations.push({ fact_id: f.fact_id, invalid_from: at });
       }
       supersedes ??= latestActive?.fact_id ?? null;
     } else {
@@ -93,8 +93,10 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
       const predecessor = latest(
         chain.filter((f) => f.observed_at <= at && f.invalid_from !== null && f.invalid_from > at),
       );
+      if (predecessor && !invalidations.some((i) => i.fact_id === predecessor.fact_id)) {
+        invalidations.push({ fact_id: predecessor.fact_id, invalid_from: at });
+      }
       if (predecessor) {
-        invalidations.set(predecessor.fact_id, at);
         supersedes ??= predecessor.fact_id;
         invalidFrom = Math.min(invalidFrom ?? Infinity, predecessor.invalid_from ?? Infinity);
       }
@@ -119,8 +121,15 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
       created_at: now,
       updated_at: now,
     },
-    invalidations: [...invalidations].map(([fact_id, invalid_from]) => ({ fact_id, invalid_from })),
+    invalidations,
   };
+}
+
+/** Active, and not among the invalidations already planned. */
+function stillActive(f: Fact, invalidations: readonly Invalidation[]): boolean {
+  if (f.invalid_from !== null) return false;
+  for (const i of invalidations) if (i.fact_id === f.fact_id) return false;
+  return true;
 }
 
 /**

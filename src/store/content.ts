@@ -1,6 +1,6 @@
 import type { Database, RangeOptions } from 'lmdb';
 import type { OwnerKeys } from './owner-keys.js';
-import { isSealed, keyAad, openRecord, sealRecord } from './sealed.js';
+import { isSealed, keyAad, openRecord, sealRecord, sealRecordTransient } from './sealed.js';
 
 /** A record's LMDB key (as `Key` in lmdb.ts, which builds this class). */
 type Key = Array<string | number>;
@@ -31,21 +31,18 @@ export class ContentRecords {
   }
 
   /**
-   * Queues the record (or writes it, inside a transaction); the promise settles with the commit, as
-   * lmdb-js's own `put`.
+   * Queues the record (or writes it, inside a transaction), sealed for a content kind when encryption is
+   * on; the promise settles with the commit, as lmdb-js's own `put`.
    */
   put(key: Key, record: unknown): Promise<boolean> {
-    return this.db.put(key, this.seal(key, record));
+    // lmdb-js copies the value as the put is issued: it is sealed into a buffer the next seal reuses.
+    if (this.encrypt && CONTENT_KINDS.has(key[3] as string)) return this.db.put(key, sealRecordTransient(this.keys.keyFor(ownerOf(key)), key, record));
+    return this.db.put(key, record);
   }
 
   /** The records of a key range, opened. */
   *range(options: RangeOptions): Generator<{ key: Key; value: unknown }> {
     for (const { key, value } of this.db.getRange(options)) yield { key: key as Key, value: this.open(key as Key, value) };
-  }
-
-  /** What a put of `record` under `key` stores: sealed for a content kind when encryption is on. */
-  seal(key: Key, record: unknown): unknown {
-    return CONTENT_KINDS.has(key[3] as string) ? this.sealOwned(key, record) : record;
   }
 
   /** A stored value as its record; throws when it is sealed and its owner's key is gone or does not open it. */

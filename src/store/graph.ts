@@ -160,7 +160,9 @@ export class GraphStore {
 
   /**
    * Inside a transaction: stores a fact version as `putFact` or `putFactState` does, committing with the
-   * transaction's other writes (a batch of memory operations).
+   * transaction's other writes (a batch of memory operations). A new fact's version may already be closed:
+   * a batch that asserts a fact and supersedes it stores its last version only (src/actors/owner-facts.ts),
+   * which reads as a restored one does.
    */
   putFactWithin(scope: Scope, fact: Fact, version: FactVersion): void {
     void this.putFactVersion(scope, fact, version);

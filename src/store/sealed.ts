@@ -35,14 +35,6 @@ const packr = new Packr({ useRecords: false, moreTypes: false });
  */
 const noncePool = Buffer.allocUnsafe(NONCE_BYTES * 4096);
 let nonceAt = noncePool.length;
-function nextNonce(): Buffer {
-  if (nonceAt === noncePool.length) {
-    randomFillSync(noncePool);
-    nonceAt = 0;
-  }
-  nonceAt += NONCE_BYTES;
-  return noncePool.subarray(nonceAt - NONCE_BYTES, nonceAt);
-}
 
 /** Whether a stored value is in the sealed form (then `openRecord` is needed to read it). */
 export function isSealed(value: unknown): value is Uint8Array {
@@ -56,11 +48,42 @@ export function keyAad(key: readonly unknown[]): Buffer {
 
 export function sealRecord(dataKey: Buffer, aad: Buffer, record: unknown): Buffer {
   const plain = packr.pack(record);
-  const out = Buffer.allocUnsafe(HEADER_BYTES + plain.length + TAG_BYTES);
+  return sealInto(Buffer.allocUnsafe(HEADER_BYTES + plain.length + TAG_BYTES), dataKey, aad, plain);
+}
+
+/**
+ * `sealRecord` under the LMDB key `key`, into buffers the next call reuses: for a value consumed before
+ * anything else is sealed. An LMDB put is such a consumer: it copies the value into its own write buffer as
+ * it is issued (lmdb-js encodes a Buffer value as msgpack binary), so the ~180 records of a batch of
+ * assertions allocate no sealed buffer and no AAD each.
+ */
+export function sealRecordTransient(dataKey: Buffer, key: readonly unknown[], record: unknown): Buffer {
+  const plain = packr.pack(record);
+  const size = HEADER_BYTES + plain.length + TAG_BYTES;
+  if (size > scratch.length) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+  return sealInto(scratch.subarray(0, size), dataKey, transientAad(key), plain);
+}
+
+let scratch = Buffer.allocUnsafe(16 * 1024);
+const aadScratch = Buffer.allocUnsafe(2048);
+
+/** `keyAad(key)`, written into a buffer the next call reuses (keys are short: ids are at most 128 characters). */
+function transientAad(key: readonly unknown[]): Buffer {
+  const text = JSON.stringify(key);
+  // UTF-8 takes at most 3 bytes per UTF-16 unit.
+  if (text.length * 3 > aadScratch.length) return Buffer.from(text, 'utf8');
+  return aadScratch.subarray(0, aadScratch.write(text, 'utf8'));
+}
+
+/** Seals `plain` into `out`, which is exactly its sealed size. */
+function sealInto(out: Buffer, dataKey: Buffer, aad: Buffer, plain: Uint8Array): Buffer {
   out[0] = SEALED_RECORD;
-  const nonce = out.subarray(1, HEADER_BYTES);
-  nextNonce().copy(nonce);
-  sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(out.subarray(HEADER_BYTES), plain, aad, null, nonce, dataKey);
+  if (nonceAt === noncePool.length) {
+    randomFillSync(noncePool);
+    nonceAt = 0;
+  }
+  noncePool.copy(out, 1, nonceAt, (nonceAt += NONCE_BYTES));
+  sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(out.subarray(HEADER_BYTES), plain, aad, null, out.subarray(1, HEADER_BYTES), dataKey);
   return out;
 }
 

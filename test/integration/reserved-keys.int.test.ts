@@ -33,6 +33,10 @@ describe('user keys that name Object prototype members', () => {
     const entity = await svc.call('POST', '/v1/memory/entities?entity_id=u1', { rawBody: '{"entity_type":"person","attributes":{"__proto__":{"admin":true}}}' });
     expect(entity.status).toBe(400);
     expect(entity.body.error).toContain('attributes has the key "__proto__"');
+    // Spelled with JSON escapes, it is the same key.
+    const escaped = await svc.call('POST', '/v1/memory/entities?entity_id=u1', { rawBody: '{"entity_type":"person","attributes":{"\\u005f_proto\\u005f_":{"admin":true}}}' });
+    expect(escaped.status).toBe(400);
+    expect(escaped.body.error).toContain('attributes has the key "__proto__"');
     expect((await svc.call('GET', '/v1/documents?entity_id=u1')).body.documents).toHaveLength(1);
   });
 

@@ -4,10 +4,11 @@ import { FactOverlay } from '../../src/actors/fact-overlay.js';
 import { FACT_BYTES } from '../../src/actors/owner-facts.js';
 import { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
+import type { FactIndex } from '../../src/domain/fact-index.js';
 import type { Fact } from '../../src/domain/facts.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { GraphStore } from '../../src/store/graph.js';
-import type { Store } from '../../src/store/lmdb.js';
+import { scopeKey, type Store } from '../../src/store/lmdb.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
@@ -64,6 +65,34 @@ describe('OwnerFacts overlay', () => {
     facts.settle(later);
     expect(facts.committed.get('a')!.invalid_from).toBe(15);
     expect(facts.view.get('a')).toBe(facts.committed.get('a'));
+  });
+});
+
+describe('FactOverlay.settleAll', () => {
+  const version = (id: string, invalidFrom: number | null, observedAt = 10): Fact => ({
+    fact_id: id, entity_id: 'u', partition: null, subject_type: 'owner', subject_id: null, predicate: 'city', value: id,
+    cardinality: 'single', valid_from: null, observed_at: observedAt, invalid_from: invalidFrom, supersedes_fact_id: null, created_at: 10, updated_at: 10,
+  });
+  const listed = (facts: FactOverlay) => facts.committed.list({ include_inactive: true, limit: 10 }).map((f) => [f.fact_id, f.invalid_from]);
+
+  it.each([
+    ['every staged batch (nothing else in flight)', false],
+    ['some of the staged batches, another still in flight', true],
+  ])('settles the last version of each fact of %s, as settling them one by one would', (_, another) => {
+    const make = () => new FactOverlay([version('a', null, 5)]);
+    const [together, oneByOne] = [make(), make()];
+    const stages = [[version('a', 20, 5), version('b', null, 20)], [version('b', 30, 20), version('c', null, 30)], [version('c', 40, 30)]];
+    const seqs = stages.map((writes) => together.stage(writes));
+    const other = another ? together.stage([version('d', null, 50)]) : undefined;
+    together.settleAll(seqs);
+    for (const writes of stages) oneByOne.settle(oneByOne.stage(writes));
+    expect(listed(together)).toEqual(listed(oneByOne));
+    expect(together.view.get('c')!.invalid_from).toBe(40);
+    expect(together.view.neighbourhood('owner', null, 'city', 60).map((f) => f.fact_id).sort()).toEqual(another ? ['d'] : []);
+    if (other !== undefined) {
+      together.settle(other);
+      expect(together.committed.get('d')!.invalid_from).toBeNull();
+    }
   });
 });
 
@@ -214,6 +243,36 @@ describe('OwnerActor facts', () => {
     expect(lastTxn() - before).toBe(1);
     expect(results).toHaveLength(1);
     expect(store.records.get(['kept-batch'])).toBe(1);
+  });
+
+  it('stores each fact a batch changes once, in its last version, and reads the same history back from LMDB', async () => {
+    const actor = actors.actorFor(owner);
+    const paris = await actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    const ops = [command('city', 'Oslo'), command('city', 'Rome'), command('drink', 'tea'), command('city', 'Lima')].map((c) => ({ op: 'assert_fact' as const, command: c }));
+    const results = await actor.applyBatch([...ops, { op: 'retract_fact', fact_id: ops[2]!.command.fact_id }]);
+    const [oslo, rome, tea, lima] = results.map((r) => r.record as Fact);
+    // Each answer is the fact as its operation decided it.
+    expect([oslo, rome, lima].map((f) => [f!.supersedes_fact_id, f!.invalid_from])).toEqual([[paris.fact_id, null], [oslo!.fact_id, null], [rome!.fact_id, null]]);
+    expect(tea!.invalid_from).toBeNull();
+    const s = scopeKey(owner);
+    // Facts the batch created and closed: one record each, whole, closed; no state record.
+    for (const f of [oslo, rome, tea]) {
+      expect(store.records.get([...s, 'fst', f!.fact_id])).toBeUndefined();
+      expect(new GraphStore(store).getFact(owner, f!.fact_id)!.invalid_from).toBe(clock.now());
+    }
+    // A fact stored by an earlier request: its state record.
+    expect(store.records.get([...s, 'fst', paris.fact_id])).toEqual({ invalid_from: clock.now(), updated_at: clock.now() });
+    const history = (index: FactIndex) => index.chain('owner', null, 'city').map((f) => [f.value, f.invalid_from, f.updated_at]);
+    const fresh = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
+    expect(history(fresh.facts())).toEqual(history(actor.facts()));
+    expect(history(actor.facts())).toEqual([
+      ['Paris', clock.now(), clock.now()],
+      ['Oslo', clock.now(), clock.now()],
+      ['Rome', clock.now(), clock.now()],
+      ['Lima', null, clock.now()],
+    ]);
+    expect(fresh.facts().list({ include_inactive: true, limit: 10 })).toEqual(actor.facts().list({ include_inactive: true, limit: 10 }));
   });
 
   it('sees an entity queued just before a fact about it', async () => {

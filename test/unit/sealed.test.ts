@@ -8,7 +8,7 @@ import type { Scope } from '../../src/domain/scope.js';
 import { DocumentStore } from '../../src/store/documents.js';
 import { GraphStore } from '../../src/store/graph.js';
 import { openStore, scopeKey, type Store } from '../../src/store/lmdb.js';
-import { isSealed, keyAad, openRecord, sealRecord } from '../../src/store/sealed.js';
+import { isSealed, keyAad, openRecord, sealRecord, sealRecordTransient } from '../../src/store/sealed.js';
 
 const KEY = Buffer.alloc(32, 9);
 const record = { fact_id: 'f1', value: 'sealed-marker-1', n: 1.5, vector: new Uint8Array([1, 2, 3]), none: null };
@@ -34,6 +34,18 @@ describe('sealed records (XChaCha20-Poly1305, the LMDB key as AAD)', () => {
     expect(() => openRecord(Buffer.alloc(32, 8), keyAad(key), sealed)).toThrow();
     expect(() => openRecord(KEY, keyAad(['acme', '', 'alice', 'fact', 'f2']), sealed)).toThrow();
     expect(() => openRecord(KEY, keyAad(['acme', '', 'bob', 'fact', 'f1']), sealed)).toThrow();
+  });
+
+  it('seals into a reused buffer what opens as sealRecord\'s value does, and a copy stays valid after the next seal', () => {
+    const first = Buffer.from(sealRecordTransient(KEY, key, record));
+    const second = sealRecordTransient(KEY, ['acme', '', 'alice', 'fact', 'f2'], { ...record, value: 'other' });
+    expect(openRecord(KEY, keyAad(key), first)).toEqual(openRecord(KEY, keyAad(key), sealRecord(KEY, keyAad(key), record)));
+    expect((openRecord(KEY, keyAad(['acme', '', 'alice', 'fact', 'f2']), second) as { value: string }).value).toBe('other');
+    expect(() => openRecord(KEY, keyAad(['acme', '', 'alice', 'fact', 'f2']), first)).toThrow();
+    // A record larger than the buffer grows it; a key too long for the AAD buffer still seals.
+    const large = { text: 'x'.repeat(40_000) };
+    const longKey = ['acme', '', 'a'.repeat(900), 'fact', 'f3'];
+    expect(openRecord(KEY, keyAad(longKey), Buffer.from(sealRecordTransient(KEY, longKey, large)))).toEqual(large);
   });
 
   it('tells sealed values from records in clear and from media sealed with the tenant key', () => {
