@@ -2,6 +2,7 @@ import type { CompiledLeaf } from '../plan/types.js';
 import { SEG_SHIFT, type DocSet } from '../storage/docset.js';
 import { CHUNK_SHIFT, CHUNK_SIZE } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
+import { CHUNKS_PER_SEG, zoneMeets } from '../storage/zones.js';
 
 /** A numeric range: values `v` with lo ≤ v ≤ hi (or < where open). */
 interface Bounds {
@@ -31,7 +32,8 @@ export function numericBounds(leaf: CompiledLeaf): Bounds | null {
 
 /**
  * The documents of `universe` whose value in numeric column `ver` lies within `bounds`: one chunk read per
- * 1,024 document numbers holding a member of the universe, and a comparison per document, whatever the
+ * 1,024 document numbers holding a member of the universe whose zone (`zones.ts`) meets the bounds, and
+ * a comparison per document of those chunks, whatever the
  * number of distinct values in the range (a posting walk reads one entry per value and segment). Works
  * on the universe's bitset words directly. Missing values (NaN) never match.
  */
@@ -41,10 +43,11 @@ export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bou
   const column = new Float64Array(CHUNK_SIZE);
   for (const [seg, words] of universe) {
     const matched = new Uint32Array(words.length);
+    const zones = reader.zones(t, ver, seg);
     let any = false;
     for (let c = 0; c < CHUNKS_PER_SEG; c++) {
       const firstWord = c * WORDS_PER_CHUNK;
-      if (!words.subarray(firstWord, firstWord + WORDS_PER_CHUNK).some((w) => w !== 0)) continue;
+      if (!zoneMeets(zones, c, lo, hi) || !words.subarray(firstWord, firstWord + WORDS_PER_CHUNK).some((w) => w !== 0)) continue;
       reader.numericChunk(t, ver, (seg << (SEG_SHIFT - CHUNK_SHIFT)) + c, column);
       for (let w = 0; w < WORDS_PER_CHUNK; w++) {
         const members = words[firstWord + w]!;
@@ -84,5 +87,4 @@ function nextDouble(x: number, dir: 1 | -1): number {
   return bits.getFloat64(0);
 }
 
-const CHUNKS_PER_SEG = 1 << (SEG_SHIFT - CHUNK_SHIFT);
 const WORDS_PER_CHUNK = CHUNK_SIZE >>> 5;

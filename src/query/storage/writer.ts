@@ -5,7 +5,7 @@ import { compilePattern, PatternError, type FieldPattern } from '../schema/patte
 import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
 import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
-import { columnForm, docNoKey, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import { columnForm, docNoKey, hasPostings, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
 import type { TenantStates } from './tenant-state.js';
 import { WriteBatch } from './write-batch.js';
 
@@ -107,10 +107,11 @@ export class FieldWriter implements DocumentWriteHook {
     const old = batch.getValue(t, ver, form, docNo);
     const newValue: DocValue = next.kind === 'value' ? next.value : null;
     if (old !== null && newValue !== null && sameValue(old, newValue)) return;
+    // A version without postings still removes an old value's: a store written before kept them.
     if (old !== null) {
       for (const v of Array.isArray(old) ? old : [old]) batch.setBit(postingKey(t, ver, v, seg), docNo, false);
     }
-    if (newValue !== null) {
+    if (newValue !== null && hasPostings(ver)) {
       for (const v of Array.isArray(newValue) ? newValue : [newValue]) batch.setBit(postingKey(t, ver, v, seg), docNo, true);
     }
     if ((old !== null) !== (newValue !== null)) batch.setBit(setKey(t, ver, 'e', seg), docNo, newValue !== null);
