@@ -1,6 +1,7 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
 import { legacyStringKeys, readFast, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
+import { BitDelta } from './bit-delta.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
 import { chunkShift, columnKey, nextDocNoKey, zoneKey, type ColumnForm, type IndexDb } from './layout.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
@@ -76,7 +77,7 @@ export class WriteBatch {
 
   flush(): void {
     for (const entry of this.containers.values()) {
-      if (entry.delta.size === 0) continue;
+      if (entry.delta.isEmpty) continue;
       const stored = entry.stored !== undefined ? entry.stored : (readFast(this.db, entry.key) ?? null);
       const bytes = applyDelta(stored, entry.delta);
       if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -92,7 +93,7 @@ export class WriteBatch {
   }
 
   private container(key: Key): ContainerDelta {
-    return this.containers.get(key, () => ({ key, stored: undefined, delta: new Map() }));
+    return this.containers.get(key, () => ({ key, stored: undefined, delta: new BitDelta() }));
   }
 
   private flushColumn(entry: ColumnEntry): void {
@@ -149,7 +150,7 @@ export class WriteBatch {
 interface ContainerDelta {
   key: Key;
   stored: Uint8Array | null | undefined;
-  delta: Map<number, boolean>;
+  delta: BitDelta;
 }
 
 /**
