@@ -7,6 +7,8 @@
  * Documents are loaded through the field index writer directly (FieldWriter.writeMany) in batched
  * transactions, with their records, as the document store would write them. Queries run through the
  * engine's raw operations (src/query/engine.ts), so the index entries each one touches can be counted.
+ * Last, single documents are written through the write hook, one transaction each, to time what a `PUT`
+ * of one document costs the indexes of a tenant this large.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
@@ -253,11 +255,49 @@ async function main(): Promise<void> {
     console.log(`  engram/sqlite ${ratio(me, ms)} (target ≤ 1.0x)   engram/duckdb ${ratio(me, md)}${q.aggregation ? ' (target ≤ 2x)' : ''}`);
     console.log(`  rows ${last!.rows}/${lastS!.rows}/${lastD!.rows}, total ${last!.total}/${lastS!.total}/${lastD!.total}, candidates ${last!.candidates}, index entries touched ${last!.touched}`);
   }
+  await singleWrites(store, fields);
   duck.closeSync();
   duckDb.closeSync();
   sqlite.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A single document's index write on this tenant of N documents (the write hook, in its own transaction,
+ * as one `PUT` writes it): new documents, then an update of each. Run after the queries, which compare
+ * totals with SQLite and DuckDB.
+ */
+async function singleWrites(store: ReturnType<typeof openStore>, fields: QueryService): Promise<void> {
+  const SINGLE = 500;
+  const WARM = 20;
+  const hookMs = async (make: (i: number) => [StoredDocument | undefined, StoredDocument]) => {
+    const times: number[] = [];
+    for (let i = 0; i < SINGLE + WARM; i++) {
+      const [prev, next] = make(i);
+      await store.transaction(() => {
+        store.records.put([T, '', next.entity_id, 'doc', next.doc_id], next);
+        const t0 = performance.now();
+        fields.writer.onDocumentWrite(prev, next);
+        if (i >= WARM) times.push(performance.now() - t0);
+      });
+    }
+    return median(times);
+  };
+  const written: StoredDocument[] = [];
+  const insert = await hookMs((i) => {
+    const { f: _f, ...doc } = makeDoc(N + i);
+    written.push(doc);
+    return [undefined, doc];
+  });
+  const update = await hookMs((i) => {
+    const prev = written[i]!;
+    const next = { ...prev, metadata: { ...prev.metadata, amount: Number(prev.metadata.amount) + 1, status: 'draft' }, updated_at: prev.updated_at + 5 };
+    written[i] = next;
+    return [prev, next];
+  });
+  const us = (ms: number) => `${Math.round(ms * 1000)} µs`;
+  console.log(`\nsingle-document index write (write hook, own transaction), tenant of ${N} documents: insert ${us(insert)}, update ${us(update)} (medians of ${SINGLE})`);
 }
 
 /** One batch into DuckDB through its appender (its fastest way in from JavaScript). */

@@ -41,15 +41,8 @@ export function columnarGroupRows(
     // Chunks with the same dictionaries (low-cardinality strings: nearly all) keep the code → group table.
     if (!local || keys.some((k, i) => k.values !== lastKeys[i]!.values)) local = new LocalGroups((k0 ? k0.values.length : 1) * width);
     lastKeys = keys;
-    const codes0 = k0?.codes ?? NO_KEY;
-    const codes1 = k1?.codes ?? NO_KEY;
-    for (let i = 0; i < n; i++) {
-      const at = ats[i]!;
-      const slot = codes0[at]! * width + codes1[at]!;
-      let g = local.get(slot);
-      if (g < 0) local.set(slot, (g = groups.resolve(k0 ? k0.values[codes0[at]!]! : null, k1 ? k1.values[codes1[at]!]! : null)));
-      gids[i] = g;
-    }
+    const resolveSlot = (slot: number) => groups.resolve(k0 ? k0.values[Math.floor(slot / width)]! : null, k1 ? k1.values[slot % width]! : null);
+    local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, gids, resolveSlot);
     for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
   });
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
@@ -100,13 +93,30 @@ class LocalGroups {
     this.dense = size <= LocalGroups.DENSE_MAX ? new Int32Array(size).fill(-1) : null;
   }
 
-  get(slot: number): number {
-    return this.dense ? this.dense[slot]! : (this.sparse.get(slot) ?? -1);
-  }
-
-  set(slot: number, g: number): void {
-    if (this.dense) this.dense[slot] = g;
-    else this.sparse.set(slot, g);
+  /**
+   * Sets `gids[i]` to the group of the candidate at `ats[i]`, whose slot is `codes0 * width + codes1`;
+   * `resolve` names a slot's group the first time it is seen. The loop runs once per candidate, so it
+   * is kept apart from the chunk's set-up, with everything it reads in locals (a closure's variables
+   * are reloaded on every iteration).
+   */
+  assign(codes0: Uint16Array, codes1: Uint16Array, width: number, ats: Uint16Array, n: number, gids: Int32Array, resolve: (slot: number) => number): void {
+    const dense = this.dense;
+    if (dense === null) {
+      for (let i = 0; i < n; i++) {
+        const slot = codes0[ats[i]!]! * width + codes1[ats[i]!]!;
+        let g = this.sparse.get(slot);
+        if (g === undefined) this.sparse.set(slot, (g = resolve(slot)));
+        gids[i] = g;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const at = ats[i]!;
+      const slot = codes0[at]! * width + codes1[at]!;
+      let g = dense[slot]!;
+      if (g < 0) dense[slot] = g = resolve(slot);
+      gids[i] = g;
+    }
   }
 }
 
@@ -159,7 +169,9 @@ class AggregateColumn {
     } else {
       const column = reader.numericChunk(t, field.ver, chunkNo, (this.column ??= new Float64Array(CHUNK_SIZE)));
       if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
-      else addNumbers(this.stats, column, ats, gids, n);
+      else if (op === 'min') addMin(this.stats, column, ats, gids, n);
+      else if (op === 'max') addMax(this.stats, column, ats, gids, n);
+      else addSums(this.stats, column, ats, gids, n);
     }
   }
 
@@ -218,16 +230,38 @@ function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array,
   for (let i = 0; i < n; i++) if (codes[ats[i]!] !== 0) count[gids[i]!]! += 1;
 }
 
-/** count, sum, min and max of a numeric column's present values, in document order (as the accumulator adds them). */
-function addNumbers({ count, sum, min, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+/*
+ * The per-document loops of numeric aggregates, one per op (count, sum and avg share one), so each does
+ * only its own work: count of present values and the sum in document order (as the accumulator adds
+ * them), or the minimum, or the maximum.
+ */
+
+function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
   for (let i = 0; i < n; i++) {
     const v = column[ats[i]!]!;
     if (v !== v) continue; // NaN: missing
     const g = gids[i]!;
-    const seen = count[g]!;
-    count[g] = seen + 1;
+    count[g]! += 1;
     sum[g]! += v;
-    if (seen === 0 || v < min[g]!) min[g] = v;
-    if (seen === 0 || v > max[g]!) max[g] = v;
+  }
+}
+
+function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = column[ats[i]!]!;
+    if (v !== v) continue;
+    const g = gids[i]!;
+    if (count[g] === 0 || v < min[g]!) min[g] = v;
+    count[g]! += 1;
+  }
+}
+
+function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = column[ats[i]!]!;
+    if (v !== v) continue;
+    const g = gids[i]!;
+    if (count[g] === 0 || v > max[g]!) max[g] = v;
+    count[g]! += 1;
   }
 }

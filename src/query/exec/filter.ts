@@ -2,7 +2,7 @@ import { invalidInput } from '../../errors.js';
 import { matchesLeaf } from '../plan/match.js';
 import type { CompiledFilter, CompiledLeaf } from '../plan/types.js';
 import { addDoc, and, andNot, cardinality, orContainer, orInto, toArray, type DocSet } from '../storage/docset.js';
-import { columnForm, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
+import { columnForm, hasPostings, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import { numericBounds, rangeFromColumn } from './column-range.js';
 
@@ -83,6 +83,7 @@ export function evaluateFilter(reader: IndexReader, t: string, filter: CompiledF
 
 function evaluateLeaf(reader: IndexReader, t: string, leaf: CompiledLeaf, universe: DocSet): DocSet {
   const ver = leaf.field.ver;
+  if (!hasPostings(ver) && leaf.op !== 'exists') return columnLeaf(reader, t, leaf, universe);
   switch (leaf.op) {
     case 'exists':
       return leaf.value ? reader.set(t, ver, 'e') : andNot(reader.liveSet(t), reader.set(t, ver, 'e'));
@@ -109,6 +110,34 @@ function evaluateLeaf(reader: IndexReader, t: string, leaf: CompiledLeaf, univer
       return range(reader, t, leaf, { to: leaf.value }, universe);
     case 'between':
       return range(reader, t, leaf, { from: keyValue(leaf.value[0]), to: leaf.value[1] }, universe);
+  }
+}
+
+/**
+ * A leaf on a version kept without postings (a built-in timestamp, `hasPostings`), within `universe`:
+ * equalities and ranges read the column's chunks whose zones meet them. Its ops are those of a numeric
+ * type (eq, neq, in, ranges; exists reads the exists set like any other).
+ */
+function columnLeaf(reader: IndexReader, t: string, leaf: CompiledLeaf, universe: DocSet): DocSet {
+  const eq = (v: unknown) => {
+    if (typeof v !== 'number') throw new Error(`a ${leaf.field.type} field kept without postings takes numeric literals`);
+    return rangeFromColumn(reader, t, leaf.field.ver, { lo: v, hi: v, loOpen: false, hiOpen: false }, universe);
+  };
+  switch (leaf.op) {
+    case 'eq':
+      return eq(leaf.value);
+    case 'neq':
+      return andNot(universe, eq(leaf.value));
+    case 'in': {
+      const out: DocSet = new Map();
+      for (const v of new Set(leaf.value)) orInto(out, eq(v));
+      return out;
+    }
+    default: {
+      const bounds = numericBounds(leaf);
+      if (bounds === null) throw new Error(`op ${leaf.op} has no column form for field "${leaf.field.name}"`);
+      return rangeFromColumn(reader, t, leaf.field.ver, bounds, universe);
+    }
   }
 }
 

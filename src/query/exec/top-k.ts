@@ -2,7 +2,8 @@ import { compareWithMissingLast } from '../plan/compare.js';
 import type { CompiledQuery, FieldResolver, SortKey } from '../plan/types.js';
 import { valueAt } from '../storage/columns.js';
 import { and, andNot, cardinality, forEachInContainer, segmentHas, toArray, type DocSet } from '../storage/docset.js';
-import { columnForm, mayBeCut } from '../storage/layout.js';
+import { columnForm, hasPostings, mayBeCut } from '../storage/layout.js';
+import { bestByColumn } from './column-top-k.js';
 import type { IndexReader } from '../storage/reader.js';
 import { candidates, type QueryContext } from './filter.js';
 import { MaxHeap } from './heap.js';
@@ -32,7 +33,8 @@ export function documentPage(
 /**
  * The first `want` documents in sort order (keys with missing last, then doc_id ascending).
  * `walk` follows the first sort key's ordered postings and stops once enough documents are found:
- * cheap when many documents match. `select` reads the sort columns of every candidate and keeps the
+ * cheap when many documents match (a key kept without postings visits its column's chunks best zone
+ * first instead: `column-top-k.ts`). `select` reads the sort columns of every candidate and keeps the
  * best `want` in a heap: cheap when few match. `walk` gives up (null) past a budget of entries.
  */
 class TopK {
@@ -45,6 +47,10 @@ class TopK {
 
   walk(matched: DocSet, total: number): number[] | null {
     const first = this.sort[0]!;
+    if (!hasPostings(first.field.ver)) {
+      const best = bestByColumn(this.reader, this.t, first, matched, this.want);
+      return best && this.orderTies(best, 0, undefined).slice(0, this.want);
+    }
     const exists = this.reader.set(this.t, first.field.ver, 'e');
     const present = and(matched, exists);
     const presentCount = cardinality(present);

@@ -7,6 +7,8 @@
  * This file is the one place that knows the container format: every read and write of a container goes
  * through the codec below (docs/query.md, "Why these containers", measures it against `roaring`).
  */
+import type { BitDelta } from './bit-delta.js';
+
 export const SEG_SHIFT = 16;
 export const SEG_SIZE = 1 << SEG_SHIFT;
 const WORDS = SEG_SIZE >>> 5;
@@ -73,37 +75,31 @@ export function containerHas(bytes: Uint8Array, low: number): boolean {
 }
 
 /**
- * Applies bit changes (`low` → present) to a stored container by merging sorted lists (no 8 KiB bitset
- * while the container stays an array), so a single document's write costs O(container length).
- * Returns the new container, or null when it is now empty.
+ * Applies bit changes to a stored container. An array container with few changes is merged as sorted
+ * lists (no 8 KiB bitset while the container stays an array), so a single document's write costs
+ * O(container length). Returns the new container, or null when it is now empty.
  */
-export function applyDelta(stored: Uint8Array | null, delta: Map<number, boolean>): Uint8Array | null {
-  if (stored !== null && isBitset(stored)) {
-    const words = decodeContainer(stored);
-    let removed = false;
-    for (const [low, present] of delta) {
-      if (present) words[low >>> 5]! |= 1 << (low & 31);
-      else {
-        words[low >>> 5]! &= ~(1 << (low & 31));
-        removed = true;
-      }
-    }
-    // Only additions: it stays above the array limit, so skip counting and keep the bitset.
-    return removed ? encodeContainer(words) : new Uint8Array(words.buffer);
+export function applyDelta(stored: Uint8Array | null, delta: BitDelta): Uint8Array | null {
+  const storedBitset = stored !== null && isBitset(stored);
+  if (storedBitset || delta.isBits) {
+    const words = stored ? decodeContainer(stored) : new Uint32Array(WORDS);
+    const removed = delta.applyTo(words);
+    // A bitset with only additions stays above the array limit: skip counting and keep the bitset.
+    return storedBitset && !removed ? new Uint8Array(words.buffer) : encodeContainer(words);
   }
   const n = stored ? stored.byteLength >>> 1 : 0;
-  const changes = [...delta.keys()].sort((a, b) => a - b);
+  const changes = delta.sorted();
   const out: number[] = [];
   let i = 0;
   let j = 0;
   while (i < n || j < changes.length) {
     const s = i < n ? arrayAt(stored!, i) : Infinity;
-    const c = j < changes.length ? changes[j]! : Infinity;
+    const c = j < changes.length ? changes[j]![0] : Infinity;
     if (s < c) {
       out.push(s);
       i++;
     } else {
-      if (delta.get(c)) out.push(c);
+      if (changes[j]![1]) out.push(c);
       if (s === c) i++;
       j++;
     }

@@ -11,6 +11,7 @@ import type { Key, Store } from '../../store/lmdb.js';
  *   - `[t, 's', ver, 'e' | 'm', seg]` → `exists` / `mismatch` containers; `[t, 's', '_live', 'e', seg]` → live documents
  *   - `[t, 'c', ver, chunk]` → column of a numeric field: Float64Array of CHUNK_SIZE, NaN = missing
  *   - `[t, 'c', ver, chunk]` → column of a string field: CHUNK_SIZE dictionary codes (`string-chunk.ts`)
+ *   - `[t, 'z', ver, seg]` → zone map of a numeric column: each chunk's minimum and maximum (`zones.ts`)
  * - `field_meta` (msgpack)
  *   - `[t, 'c', ver, chunk]` → column of a string_list field: array of STR_CHUNK_SIZE, null = missing. String
  *     fields had this form too before issue 16; such a chunk is still read, and rewritten coded on a write
@@ -37,6 +38,17 @@ export function columnForm(type: FieldType): ColumnForm {
 }
 
 export const chunkShift = (form: ColumnForm) => (form === 'list' ? STR_CHUNK_SHIFT : CHUNK_SHIFT);
+
+/**
+ * Versions kept without postings: the built-in timestamps, whose values are (nearly) unique per document,
+ * so their postings were two LMDB entries per document, written on every insert, where the column and
+ * its zone map (`zones.ts`) answer the same filters and sorts exactly: a range or an equality reads the
+ * chunks whose [min, max] meets it, a sort visits chunks best first and stops. Stores written before
+ * hold postings for them; nothing reads those, and a write that changes a value removes the old one.
+ */
+const COLUMN_ONLY = new Set(['b.created_at', 'b.updated_at']);
+
+export const hasPostings = (ver: string): boolean => !COLUMN_ONLY.has(ver);
 
 /** Sorts after every value part (numbers and UTF-8 strings). */
 export const KEY_TOP = '\u{10ffff}\u{10ffff}';
@@ -92,9 +104,10 @@ export const postingPrefix = (t: string, ver: string, v?: string | number): Key 
 export const setKey = (t: string, ver: string, name: 'e' | 'm', seg: number): Key => [t, 's', ver, name, seg];
 export const setPrefix = (t: string, ver: string, name: 'e' | 'm'): Key => [t, 's', ver, name];
 export const columnKey = (t: string, ver: string, chunk: number): Key => [t, 'c', ver, chunk];
+export const zoneKey = (t: string, ver: string, seg: number): Key => [t, 'z', ver, seg];
 /** Every entry a version owns, per database (what `collect` deletes). */
 export const versionPrefixes = (t: string, ver: string): { bin: Key[]; meta: Key[] } => ({
-  bin: [[t, 'p', ver], [t, 's', ver], [t, 'c', ver]],
+  bin: [[t, 'p', ver], [t, 's', ver], [t, 'c', ver], [t, 'z', ver]],
   meta: [[t, 'c', ver]],
 });
 

@@ -1,13 +1,14 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { readNumericChunk, readStringChunk } from './columns.js';
+import { readFast, readNumericChunk, readStringChunk } from './columns.js';
+import { unknownZones } from './zones.js';
 import { orContainer, type DocSet } from './docset.js';
 import type { StringChunk } from './string-chunk.js';
 import {
   CHUNK_SHIFT,
   CHUNK_SIZE,
   chunkShift,
-    STR_CHUNK_SIZE,
+  STR_CHUNK_SIZE,
   columnKey,
   type ColumnForm,
   KEY_TOP,
@@ -15,6 +16,7 @@ import {
   postingPrefix,
   setPrefix,
   type IndexDb,
+  zoneKey,
 } from './layout.js';
 
 /** Read side of the field indexes: sets, postings and columns of the latest committed snapshot. */
@@ -82,6 +84,19 @@ export class IndexReader {
       out[i] = chunk![d & (CHUNK_SIZE - 1)]!;
     }
     return out;
+  }
+
+  private readonly zoneCache = new Map<string, Float64Array>();
+
+  /** The zone map of segment `seg` of a numeric field (`zones.ts`), cached for the reader's operation. */
+  zones(t: string, ver: string, seg: number): Float64Array {
+    const id = `${ver}\u0001${seg}`;
+    let zones = this.zoneCache.get(id);
+    if (!zones) {
+      const stored = readFast(this.db, zoneKey(t, ver, seg));
+      this.zoneCache.set(id, (zones = stored ? new Float64Array(new Uint8Array(stored).buffer) : unknownZones()));
+    }
+    return zones;
   }
 
   /** Chunk `chunkNo` of a numeric field (NaN = missing), into `out` when given (a loop over chunks reuses one array). */

@@ -1,9 +1,11 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
 import { legacyStringKeys, readFast, readListChunk, readNumericChunk, readStringChunk } from './columns.js';
+import { BitDelta } from './bit-delta.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
-import { chunkShift, columnKey, nextDocNoKey, type ColumnForm, type IndexDb } from './layout.js';
+import { chunkShift, columnKey, nextDocNoKey, zoneKey, type ColumnForm, type IndexDb } from './layout.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
+import { CHUNKS_PER_SEG, setZone, unknownZones } from './zones.js';
 
 /** A column chunk being changed; a string one built from legacy chunks deletes them when written. */
 type ColumnEntry =
@@ -19,6 +21,8 @@ type ColumnEntry =
 export class WriteBatch {
   private readonly containers = new KeyMap<ContainerDelta>();
   private readonly columns = new KeyMap<ColumnEntry>();
+  /** Zone maps of the segments whose numeric chunks this batch writes, each read once. */
+  private readonly zones = new KeyMap<{ key: Key; zones: Float64Array }>();
 
   /** Next document number per tenant, read once per batch and stored by `flush`. */
   private readonly nextDocNos = new Map<string, number>();
@@ -73,21 +77,23 @@ export class WriteBatch {
 
   flush(): void {
     for (const entry of this.containers.values()) {
-      if (entry.delta.size === 0) continue;
+      if (entry.delta.isEmpty) continue;
       const stored = entry.stored !== undefined ? entry.stored : (readFast(this.db, entry.key) ?? null);
       const bytes = applyDelta(stored, entry.delta);
       if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       else if (stored) this.db.bin.remove(entry.key);
     }
     for (const entry of this.columns.values()) this.flushColumn(entry);
+    for (const { key, zones } of this.zones.values()) this.db.bin.put(key, Buffer.from(zones.buffer, zones.byteOffset, zones.byteLength));
     for (const [t, next] of this.nextDocNos) this.db.meta.put(nextDocNoKey(t), next);
     this.nextDocNos.clear();
     this.containers.clear();
     this.columns.clear();
+    this.zones.clear();
   }
 
   private container(key: Key): ContainerDelta {
-    return this.containers.get(key, () => ({ key, stored: undefined, delta: new Map() }));
+    return this.containers.get(key, () => ({ key, stored: undefined, delta: new BitDelta() }));
   }
 
   private flushColumn(entry: ColumnEntry): void {
@@ -97,6 +103,7 @@ export class WriteBatch {
         const f = entry.data;
         if (f.every(Number.isNaN)) this.db.bin.remove(key);
         else this.db.bin.put(key, Buffer.from(f.buffer, f.byteOffset, f.byteLength));
+        setZone(this.segmentZones(key), key[3] as number, f);
         return;
       }
       case 'string':
@@ -108,6 +115,16 @@ export class WriteBatch {
         if (entry.data.every((v) => v === null)) this.db.meta.remove(key);
         else this.db.meta.put(key, entry.data);
     }
+  }
+
+  /** The zones of the segment holding column chunk `[t, 'c', ver, chunk]`, read once per batch (absent: unknown). */
+  private segmentZones(columnKey: Key): Float64Array {
+    const [t, , ver, chunk] = columnKey as [string, string, string, number];
+    const key = zoneKey(t, ver, Math.floor(chunk / CHUNKS_PER_SEG));
+    return this.zones.get(key, () => {
+      const stored = readFast(this.db, key);
+      return { key, zones: stored ? new Float64Array(new Uint8Array(stored).buffer) : unknownZones() };
+    }).zones;
   }
 
   private column(t: string, ver: string, form: ColumnForm, chunk: number): ColumnEntry {
@@ -133,7 +150,7 @@ export class WriteBatch {
 interface ContainerDelta {
   key: Key;
   stored: Uint8Array | null | undefined;
-  delta: Map<number, boolean>;
+  delta: BitDelta;
 }
 
 /**

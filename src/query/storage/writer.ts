@@ -3,9 +3,9 @@ import type { DocValue } from '../plan/types.js';
 import { extractField } from '../schema/extract.js';
 import { compilePattern, PatternError, type FieldPattern } from '../schema/pattern.js';
 import type { SchemaRegistry, WritableVersion } from '../schema/registry.js';
-import { BUILTIN_FIELDS, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
+import { BUILTIN_FIELDS, MISSING, type BuiltinField, type Extracted, type FieldType } from '../schema/types.js';
 import { SEG_SHIFT } from './docset.js';
-import { columnForm, docNoKey, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
+import { columnForm, docNoKey, hasPostings, LIVE_VER, postingKey, READERS_VER, setKey, type IndexDb } from './layout.js';
 import type { TenantStates } from './tenant-state.js';
 import { WriteBatch } from './write-batch.js';
 
@@ -67,17 +67,21 @@ export class FieldWriter implements DocumentWriteHook {
     const doc = (next ?? previous)!;
     const t = doc.tenant;
     let docNo = this.docNumber(doc);
+    // A number just allocated was never used (numbers are not reused), so no index holds anything of it.
+    let fresh = false;
     if (docNo === undefined) {
       if (!next) return;
       docNo = batch.allocateDocNo(t);
+      fresh = true;
       this.db.meta.put(docNoKey(doc), docNo);
     }
+    const set = fresh ? this.setFresh.bind(this) : this.setValue.bind(this);
     const live = next && next.deleted_at === null ? next : undefined;
-    for (const b of BUILTIN_VERSIONS) this.setValue(batch, t, docNo, b.ver, b.type, live ? builtinValue(live, b.name) : { kind: 'missing' });
-    this.setValue(batch, t, docNo, READERS_VER, 'string_list', live && live.readers !== null ? { kind: 'value', value: [...new Set(live.readers)] } : { kind: 'missing' });
+    for (const b of BUILTIN_VERSIONS) set(batch, t, docNo, b.ver, b.type, live ? builtinValue(live, b.name) : MISSING);
+    set(batch, t, docNo, READERS_VER, 'string_list', live && live.readers !== null ? { kind: 'value', value: [...new Set(live.readers)] } : MISSING);
     for (const v of versions) {
       const applies = live && (v.partition_scope === null || v.partition_scope === live.partition);
-      this.setValue(batch, t, docNo, v.ver, v.type, applies ? this.extract(live, v) : { kind: 'missing' });
+      set(batch, t, docNo, v.ver, v.type, applies ? this.extract(live, v) : MISSING);
     }
     batch.setBit(setKey(t, LIVE_VER, 'e', docNo >>> SEG_SHIFT), docNo, live !== undefined);
     if (!next) this.db.meta.remove(docNoKey(doc));
@@ -101,16 +105,37 @@ export class FieldWriter implements DocumentWriteHook {
     return compiled;
   }
 
+  /**
+   * `setValue` for a document number never used before: there is no old value, posting or mismatch bit
+   * to read or clear, and a missing value is what its column already holds, so it writes nothing. A bulk
+   * load (every document new) skips about half the lookups of a write this way.
+   */
+  private setFresh(batch: WriteBatch, t: string, docNo: number, ver: string, type: FieldType, next: Extracted): void {
+    const seg = docNo >>> SEG_SHIFT;
+    if (next.kind === 'missing') return;
+    if (next.kind === 'mismatch') {
+      batch.setBit(setKey(t, ver, 'm', seg), docNo, true);
+      return;
+    }
+    const { value } = next;
+    if (hasPostings(ver)) {
+      for (const v of Array.isArray(value) ? value : [value]) batch.setBit(postingKey(t, ver, v, seg), docNo, true);
+    }
+    batch.setBit(setKey(t, ver, 'e', seg), docNo, true);
+    batch.setValue(t, ver, columnForm(type), docNo, value);
+  }
+
   private setValue(batch: WriteBatch, t: string, docNo: number, ver: string, type: FieldType, next: Extracted): void {
     const form = columnForm(type);
     const seg = docNo >>> SEG_SHIFT;
     const old = batch.getValue(t, ver, form, docNo);
     const newValue: DocValue = next.kind === 'value' ? next.value : null;
     if (old !== null && newValue !== null && sameValue(old, newValue)) return;
+    // A version without postings still removes an old value's: a store written before kept them.
     if (old !== null) {
       for (const v of Array.isArray(old) ? old : [old]) batch.setBit(postingKey(t, ver, v, seg), docNo, false);
     }
-    if (newValue !== null) {
+    if (newValue !== null && hasPostings(ver)) {
       for (const v of Array.isArray(newValue) ? newValue : [newValue]) batch.setBit(postingKey(t, ver, v, seg), docNo, true);
     }
     if ((old !== null) !== (newValue !== null)) batch.setBit(setKey(t, ver, 'e', seg), docNo, newValue !== null);
@@ -125,8 +150,9 @@ function sameValue(a: Exclude<DocValue, null>, b: Exclude<DocValue, null>): bool
   return a === b;
 }
 
+const v = (value: string | number | string[] | null): Extracted => (value === null ? MISSING : { kind: 'value', value });
+
 function builtinValue(doc: StoredDocument, name: BuiltinField): Extracted {
-  const v = (value: string | number | string[] | null): Extracted => (value === null ? { kind: 'missing' } : { kind: 'value', value });
   switch (name) {
     case 'tags':
       return v(doc.tags.length === 0 ? null : [...new Set(doc.tags)]);
