@@ -61,11 +61,12 @@ async function scrape(url: string): Promise<Map<string, number>> {
   return figures;
 }
 
-/** RssAnon beside what the service says it holds: V8's heap in use, memory outside it, resident owners. */
+/** RssAnon beside what the service says it holds: V8's heap in use and committed, memory outside it, resident owners. */
 async function memory(engram: BenchService): Promise<string> {
   const m = await scrape(engram.url);
   return (
-    `RssAnon ${mb(rssAnon(engram.child.pid!))} (heap used ${mb(m.get('nodejs_heap_size_used_bytes') ?? 0)}, ` +
+    `RssAnon ${mb(rssAnon(engram.child.pid!))} (heap used ${mb(m.get('nodejs_heap_size_used_bytes') ?? 0)} of ` +
+    `${mb(m.get('nodejs_heap_size_total_bytes') ?? 0)} committed, ` +
     `external ${mb(m.get('nodejs_external_memory_bytes') ?? 0)}, ${m.get('engram_resident_owners')} resident owners ` +
     `charged ${mb(m.get('engram_resident_bytes') ?? 0)})`
   );
