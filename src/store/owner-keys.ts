@@ -248,7 +248,7 @@ export class OwnerKeys {
     return gcmOpen(SLOT_VERSION, this.tenantKey(scope[0]), scopeAad(scope), slot.subarray(0, GCM_OVERHEAD + KEY_BYTES), 'key slot');
   }
 
-  /** A slot past the end of the file (written by an allocation that crashed before its sync) reads as zeros: no key. */
+  /** A slot past the end of the file (its write never reached the disk) reads as zeros, like a destroyed one: no key. */
   private readSlot(slot: number): Buffer {
     const buf = Buffer.alloc(SLOT_BYTES);
     readSync(this.fd, buf, 0, SLOT_BYTES, slot * SLOT_BYTES);
