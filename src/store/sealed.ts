@@ -43,8 +43,11 @@ export function isSealed(value: unknown): value is Uint8Array {
 
 /** The record's LMDB key as AAD bytes (keys hold strings and numbers only, so JSON is exact). */
 export function keyAad(key: readonly unknown[]): Buffer {
-  return Buffer.from(JSON.stringify(key), 'utf8');
+  return Buffer.from(aadText(key), 'utf8');
 }
+
+/** The AAD's text: `keyAad` and `transientAad` must seal the same bytes, or records would not open. */
+const aadText = (key: readonly unknown[]): string => JSON.stringify(key);
 
 export function sealRecord(dataKey: Buffer, aad: Buffer, record: unknown): Buffer {
   const plain = packr.pack(record);
@@ -69,7 +72,7 @@ const aadScratch = Buffer.allocUnsafe(2048);
 
 /** `keyAad(key)`, written into a buffer the next call reuses (keys are short: ids are at most 128 characters). */
 function transientAad(key: readonly unknown[]): Buffer {
-  const text = JSON.stringify(key);
+  const text = aadText(key);
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   if (text.length * 3 > aadScratch.length) return Buffer.from(text, 'utf8');
   return aadScratch.subarray(0, aadScratch.write(text, 'utf8'));

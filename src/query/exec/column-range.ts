@@ -1,8 +1,8 @@
 import type { CompiledLeaf } from '../plan/types.js';
-import { SEG_SHIFT, type DocSet } from '../storage/docset.js';
-import { CHUNK_SHIFT, CHUNK_SIZE } from '../storage/layout.js';
+import type { DocSet } from '../storage/docset.js';
+import { CHUNK_SIZE } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
-import { CHUNKS_PER_SEG, zoneMeets } from '../storage/zones.js';
+import { chunkHasMember, CHUNKS_PER_SEG, WORDS_PER_CHUNK, zoneMeets } from '../storage/zones.js';
 
 /** A numeric range: values `v` with lo ≤ v ≤ hi (or < where open). */
 interface Bounds {
@@ -47,8 +47,8 @@ export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bou
     let any = false;
     for (let c = 0; c < CHUNKS_PER_SEG; c++) {
       const firstWord = c * WORDS_PER_CHUNK;
-      if (!zoneMeets(zones, c, lo, hi) || !words.subarray(firstWord, firstWord + WORDS_PER_CHUNK).some((w) => w !== 0)) continue;
-      reader.numericChunk(t, ver, (seg << (SEG_SHIFT - CHUNK_SHIFT)) + c, column);
+      if (!zoneMeets(zones, c, lo, hi) || !chunkHasMember(words, c)) continue;
+      reader.numericChunk(t, ver, seg * CHUNKS_PER_SEG + c, column);
       for (let w = 0; w < WORDS_PER_CHUNK; w++) {
         const members = words[firstWord + w]!;
         if (members === 0) continue;
@@ -87,4 +87,3 @@ function nextDouble(x: number, dir: 1 | -1): number {
   return bits.getFloat64(0);
 }
 
-const WORDS_PER_CHUNK = CHUNK_SIZE >>> 5;

@@ -2,10 +2,8 @@ import type { SortKey } from '../plan/types.js';
 import type { DocSet } from '../storage/docset.js';
 import { CHUNK_SIZE } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
-import { CHUNKS_PER_SEG } from '../storage/zones.js';
+import { chunkHasMember, CHUNKS_PER_SEG, WORDS_PER_CHUNK } from '../storage/zones.js';
 import { MaxHeap } from './heap.js';
-
-const WORDS_PER_CHUNK = CHUNK_SIZE >>> 5;
 
 /**
  * The candidates that can be among the first `want` in the order of `key`, a numeric column kept without
@@ -27,7 +25,7 @@ export function bestByColumn(reader: IndexReader, t: string, key: SortKey, match
     for (let c = 0; c < CHUNKS_PER_SEG; c++) {
       const [min, max] = [zones[2 * c]!, zones[2 * c + 1]!];
       // min > max: no value in the chunk, its candidates are missing (they only count when too few hold one).
-      if (min > max || !words.subarray(c * WORDS_PER_CHUNK, (c + 1) * WORDS_PER_CHUNK).some((w) => w !== 0)) continue;
+      if (min > max || !chunkHasMember(words, c)) continue;
       chunks.push({ chunkNo: seg * CHUNKS_PER_SEG + c, bound: desc ? max : min, words, c });
     }
   }

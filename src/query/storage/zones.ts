@@ -12,6 +12,14 @@ import { CHUNK_SHIFT, CHUNK_SIZE } from './layout.js';
  * A chunk with no present value is [+Infinity, -Infinity], which no range meets.
  */
 export const CHUNKS_PER_SEG = 1 << (SEG_SHIFT - CHUNK_SHIFT);
+/** 32-bit words of a segment's bitset per chunk. */
+export const WORDS_PER_CHUNK = CHUNK_SIZE >>> 5;
+
+/** Whether chunk `c` (its index in the segment) holds a member of the segment's bitset `words`. */
+export function chunkHasMember(words: Uint32Array, c: number): boolean {
+  for (let w = c * WORDS_PER_CHUNK, end = w + WORDS_PER_CHUNK; w < end; w++) if (words[w] !== 0) return true;
+  return false;
+}
 
 /** The zones of a segment nobody wrote: every chunk unknown. */
 export function unknownZones(): Float64Array {
