@@ -1,7 +1,7 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
 import { readFast, readNumericChunk, readStringChunk } from './columns.js';
-import { unknownZones } from './zones.js';
+import { storedZones } from './zones.js';
 import { orContainer, type DocSet } from './docset.js';
 import type { StringChunk } from './string-chunk.js';
 import {
@@ -93,8 +93,7 @@ export class IndexReader {
     const id = `${ver}\u0001${seg}`;
     let zones = this.zoneCache.get(id);
     if (!zones) {
-      const stored = readFast(this.db, zoneKey(t, ver, seg));
-      this.zoneCache.set(id, (zones = stored ? new Float64Array(new Uint8Array(stored).buffer) : unknownZones()));
+      this.zoneCache.set(id, (zones = storedZones(readFast(this.db, zoneKey(t, ver, seg)))));
     }
     return zones;
   }

@@ -5,7 +5,7 @@ import { BitDelta } from './bit-delta.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
 import { chunkShift, columnKey, nextDocNoKey, zoneKey, type ColumnForm, type IndexDb } from './layout.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
-import { CHUNKS_PER_SEG, setZone, unknownZones } from './zones.js';
+import { CHUNKS_PER_SEG, setZone, storedZones } from './zones.js';
 
 /** A column chunk being changed; a string one built from legacy chunks deletes them when written. */
 type ColumnEntry =
@@ -121,10 +121,7 @@ export class WriteBatch {
   private segmentZones(columnKey: Key): Float64Array {
     const [t, , ver, chunk] = columnKey as [string, string, string, number];
     const key = zoneKey(t, ver, Math.floor(chunk / CHUNKS_PER_SEG));
-    return this.zones.get(key, () => {
-      const stored = readFast(this.db, key);
-      return { key, zones: stored ? new Float64Array(new Uint8Array(stored).buffer) : unknownZones() };
-    }).zones;
+    return this.zones.get(key, () => ({ key, zones: storedZones(readFast(this.db, key)) })).zones;
   }
 
   private column(t: string, ver: string, form: ColumnForm, chunk: number): ColumnEntry {

@@ -31,6 +31,11 @@ export function unknownZones(): Float64Array {
   return zones;
 }
 
+/** A segment's zones as stored (copied out of LMDB's buffer, aligned), or every chunk unknown when absent. */
+export function storedZones(stored: Uint8Array | undefined): Float64Array {
+  return stored ? new Float64Array(new Uint8Array(stored).buffer) : unknownZones();
+}
+
 /** Sets chunk `chunkNo`'s pair in its segment's zones from the chunk's values (NaN = missing, ignored). */
 export function setZone(zones: Float64Array, chunkNo: number, values: Float64Array): void {
   let min = Infinity;
