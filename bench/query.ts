@@ -65,6 +65,9 @@ function makeDoc(i: number): StoredDocument & { f: { category: string; status: s
   };
 }
 
+/** `a` as a multiple of its baseline `b`. */
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -227,7 +230,6 @@ async function main(): Promise<void> {
     },
   ];
 
-  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   for (const q of queries) {
     const times = { engram: [] as number[], sqlite: [] as number[], duckdb: [] as number[] };
     let last: ReturnType<typeof engramRun> | null = null;
@@ -255,7 +257,7 @@ async function main(): Promise<void> {
     console.log(`  engram/sqlite ${ratio(me, ms)} (target ≤ 1.0x)   engram/duckdb ${ratio(me, md)}${q.aggregation ? ' (target ≤ 2x)' : ''}`);
     console.log(`  rows ${last!.rows}/${lastS!.rows}/${lastD!.rows}, total ${last!.total}/${lastS!.total}/${lastD!.total}, candidates ${last!.candidates}, index entries touched ${last!.touched}`);
   }
-  await singleWrites(store, fields);
+  await singleWrites(store, fields, sqlite);
   duck.closeSync();
   duckDb.closeSync();
   sqlite.close();
@@ -265,39 +267,59 @@ async function main(): Promise<void> {
 
 /**
  * A single document's index write on this tenant of N documents (the write hook, in its own transaction,
- * as one `PUT` writes it): new documents, then an update of each. Run after the queries, which compare
- * totals with SQLite and DuckDB.
+ * as one `PUT` writes it): new documents, then an update of each; beside SQLite's single-row INSERT and
+ * UPDATE of the same values on its table of N rows (the statement alone, in its own transaction, as the
+ * hook is timed without the commit). Run after the queries, which compare totals with SQLite and DuckDB.
  */
-async function singleWrites(store: ReturnType<typeof openStore>, fields: QueryService): Promise<void> {
+async function singleWrites(store: ReturnType<typeof openStore>, fields: QueryService, sqlite: Database.Database): Promise<void> {
   const SINGLE = 500;
   const WARM = 20;
-  const hookMs = async (make: (i: number) => [StoredDocument | undefined, StoredDocument]) => {
-    const times: number[] = [];
+  const timed = async (make: (i: number) => [StoredDocument | undefined, StoredDocument], sqlRun: (doc: StoredDocument) => void) => {
+    const engram: number[] = [];
+    const raw: number[] = [];
     for (let i = 0; i < SINGLE + WARM; i++) {
       const [prev, next] = make(i);
       await store.transaction(() => {
         store.records.put([T, '', next.entity_id, 'doc', next.doc_id], next);
         const t0 = performance.now();
         fields.writer.onDocumentWrite(prev, next);
-        if (i >= WARM) times.push(performance.now() - t0);
+        if (i >= WARM) engram.push(performance.now() - t0);
       });
+      sqlite.transaction(() => {
+        const t0 = performance.now();
+        sqlRun(next);
+        if (i >= WARM) raw.push(performance.now() - t0);
+      })();
     }
-    return median(times);
+    return { engram: median(engram), sqlite: median(raw) };
   };
+  const meta = (doc: StoredDocument) => doc.metadata as { category: string; status: string; region: string; amount: number; score: number };
+  const insertRow = sqlite.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const updateRow = sqlite.prepare('UPDATE docs SET amount = ?, status = ?, body = ? WHERE doc_id = ?');
   const written: StoredDocument[] = [];
-  const insert = await hookMs((i) => {
-    const { f: _f, ...doc } = makeDoc(N + i);
-    written.push(doc);
-    return [undefined, doc];
-  });
-  const update = await hookMs((i) => {
-    const prev = written[i]!;
-    const next = { ...prev, metadata: { ...prev.metadata, amount: Number(prev.metadata.amount) + 1, status: 'draft' }, updated_at: prev.updated_at + 5 };
-    written[i] = next;
-    return [prev, next];
-  });
+  const insert = await timed(
+    (i) => {
+      const { f: _f, ...doc } = makeDoc(N + i);
+      written.push(doc);
+      return [undefined, doc];
+    },
+    (doc) => {
+      const f = meta(doc);
+      insertRow.run(doc.doc_id, doc.created_at, f.category, f.status, f.region, f.amount, f.score, JSON.stringify(doc));
+    },
+  );
+  const update = await timed(
+    (i) => {
+      const prev = written[i]!;
+      const next = { ...prev, metadata: { ...prev.metadata, amount: Number(prev.metadata.amount) + 1, status: 'draft' }, updated_at: prev.updated_at + 5 };
+      written[i] = next;
+      return [prev, next];
+    },
+    (doc) => void updateRow.run(meta(doc).amount, meta(doc).status, JSON.stringify(doc), doc.doc_id),
+  );
   const us = (ms: number) => `${Math.round(ms * 1000)} µs`;
-  console.log(`\nsingle-document index write (write hook, own transaction), tenant of ${N} documents: insert ${us(insert)}, update ${us(update)} (medians of ${SINGLE})`);
+  console.log(`\nsingle-document index write (write hook, own transaction), tenant of ${N} documents, medians of ${SINGLE}:`);
+  console.log(`  insert ${us(insert.engram)} vs sqlite ${us(insert.sqlite)} (${ratio(insert.engram, insert.sqlite)}); update ${us(update.engram)} vs sqlite ${us(update.sqlite)} (${ratio(update.engram, update.sqlite)})`);
 }
 
 /** One batch into DuckDB through its appender (its fastest way in from JavaScript). */
