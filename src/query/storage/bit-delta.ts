@@ -1,9 +1,6 @@
-import { SEG_SIZE } from './docset.js';
-
 /** A batch with more changes than this to one container keeps them as bitsets. */
 const LIST_MAX = 32;
-/** 32-bit words of a segment's bitset. */
-const WORDS = SEG_SIZE >>> 5;
+const WORDS = 2048;
 
 /**
  * Pending bit changes of one container (numbers within a 65,536-number segment); the last change of a
