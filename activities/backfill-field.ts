@@ -1,5 +1,5 @@
 import { Context, log } from '@temporalio/activity';
-import type { BackfillCursor, BackfillFieldActivities } from '../src/jobs/contract.js';
+import { placementOf, type BackfillCursor, type BackfillFieldActivities, type BackfillRef } from '../src/jobs/contract.js';
 import { withAppFailures } from './failures.js';
 import type { ActivityPorts } from './ports.js';
 
@@ -8,10 +8,12 @@ import type { ActivityPorts } from './ports.js';
  * each) for up to `max_ms`, heartbeating its cursor after every page; a retry after a worker crash
  * resumes from the last heartbeat instead of from the workflow's cursor.
  */
-export function createBackfillFieldActivities({ fields }: Pick<ActivityPorts, 'fields'>): BackfillFieldActivities {
+export function createBackfillFieldActivities({ fields, placement }: Pick<ActivityPorts, 'fields' | 'placement'>): BackfillFieldActivities {
+  const hosted = (ref: BackfillRef) => placement.assertHosted(placementOf({ tenant: ref.tenant, partition: ref.partition_scope }));
   return {
     async backfillFieldSlice(ref, from, pageSize, maxMs) {
       return withAppFailures(async () => {
+        hosted(ref);
         const ctx = Context.current();
         const resumed = ctx.info.heartbeatDetails as BackfillCursor | undefined;
         let { cursor, done } = resumed ?? from;
@@ -33,11 +35,11 @@ export function createBackfillFieldActivities({ fields }: Pick<ActivityPorts, 'f
     },
 
     async completeFieldBackfill(ref) {
-      return withAppFailures(async () => fields.backfillComplete(ref));
+      return withAppFailures(async () => (hosted(ref), fields.backfillComplete(ref)));
     },
 
     async failFieldBackfill(ref, reason) {
-      return withAppFailures(async () => fields.backfillFailed(ref, reason.slice(0, 200)));
+      return withAppFailures(async () => (hosted(ref), fields.backfillFailed(ref, reason.slice(0, 200))));
     },
   };
 }

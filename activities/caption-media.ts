@@ -1,16 +1,17 @@
 import { log } from '@temporalio/activity';
 import { routeKind } from '../src/domain/media.js';
 import { AppError, notFound } from '../src/errors.js';
-import { scopeOf, type CaptionMediaActivities } from '../src/jobs/contract.js';
+import { placementOf, scopeOf, type CaptionMediaActivities } from '../src/jobs/contract.js';
 import { captionImage, transcribeAudio } from '../src/providers/media-provider.js';
 import { withAppFailures } from './failures.js';
 import type { ActivityPorts } from './ports.js';
 
 /** Activities of the `captionMedia` workflow. */
-export function createCaptionMediaActivities({ media }: Pick<ActivityPorts, 'media'>): CaptionMediaActivities {
+export function createCaptionMediaActivities({ media, placement }: Pick<ActivityPorts, 'media' | 'placement'>): CaptionMediaActivities {
   return {
     async deriveMediaText(input) {
       return withAppFailures(async () => {
+        placement.assertHosted(placementOf(input.owner));
         const scope = scopeOf(input.owner);
         const pending = media.getPending(scope, input.doc_id);
         if (!pending) {

@@ -1,7 +1,7 @@
 import type { ConsolidationReport } from '../src/domain/consolidation.js';
 import type { StoredDocument } from '../src/domain/documents.js';
-import type { Scope } from '../src/domain/scope.js';
-import type { BackfillRef, ErasureRef, ReembedProgress } from '../src/jobs/contract.js';
+import type { Scope, TenantScope } from '../src/domain/scope.js';
+import type { BackfillRef, ErasureRef, HostingQueues, ReembedProgress } from '../src/jobs/contract.js';
 import type { MediaRoute } from '../src/config.js';
 
 /**
@@ -21,6 +21,16 @@ export interface ActivityPorts {
   erasures: ErasurePort;
   /** The owners' runs in the job engine; given by src/temporal. */
   runs: OwnerRunsPort;
+  /** Where scopes live (src/placement/node-placement.ts); the queues are given by src/temporal. */
+  placement: PlacementPort;
+}
+
+/** Where scopes live: every activity on owner data first checks that this node hosts the scope. */
+export interface PlacementPort {
+  /** Throws AppError 421 `misdirected` when another node hosts the scope (or this one is handing it over). */
+  assertHosted(scope: TenantScope): void;
+  /** The task queues of the node hosting the scope. */
+  queuesOf(scope: TenantScope): HostingQueues;
 }
 
 /** The steps of an owner's erasure, each reading the owner from the receipt's tombstone (OwnerErasures fits). */

@@ -1,6 +1,6 @@
 import { Context, log } from '@temporalio/activity';
 import { AppError } from '../src/errors.js';
-import { scopeOf, type OwnerRef, type ReembedOwnerActivities } from '../src/jobs/contract.js';
+import { placementOf, scopeOf, type OwnerRef, type ReembedOwnerActivities } from '../src/jobs/contract.js';
 import { withAppFailures } from './failures.js';
 import type { ActivityPorts, ReembedPort } from './ports.js';
 
@@ -9,9 +9,10 @@ import type { ActivityPorts, ReembedPort } from './ports.js';
  * pages (each committed with the owner's cursor) for up to `maxMs`, heartbeating after every embedding
  * batch, so a retry after a crash simply goes on from the committed cursor.
  */
-export function createReembedOwnerActivities({ owners, reembed }: Pick<ActivityPorts, 'owners' | 'reembed'>): ReembedOwnerActivities {
+export function createReembedOwnerActivities({ owners, reembed, placement }: Pick<ActivityPorts, 'owners' | 'reembed' | 'placement'>): ReembedOwnerActivities {
   const steps = (owner: OwnerRef, embedder: string) => {
     refuseUnless(reembed, embedder);
+    placement.assertHosted(placementOf(owner));
     return owners.actorFor(scopeOf(owner)).reembedding;
   };
   return {

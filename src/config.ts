@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { NODE_ID } from './placement/placement-map.js';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
@@ -19,6 +20,16 @@ const EnvSchema = z.object({
   ENCRYPTION_KEY: z.string().optional(),
   /** `on`: owners' content records are sealed under per-owner data keys (src/store/owner-keys.ts); reads take both forms. */
   CONTENT_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  /**
+   * This node's id (docs/scale-out.md): its activities' task queue is `<task_queue>.<NODE_ID>`, and the
+   * placement map names it. Keep it stable across restarts: jobs queued for the node wait on that queue.
+   */
+  NODE_ID: z.string().regex(NODE_ID, 'must be 1-63 letters, digits, "-" or "_", starting with a letter or digit').default('local'),
+  /**
+   * The placement map of a deployment of several nodes (docs/scale-out.md), also read by the balancer. Unset:
+   * one node hosts every scope.
+   */
+  PLACEMENT_MAP: z.string().min(1).optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_CONFIG: z.string().default('./temporal.yaml'),
   TEMPORAL_CLI_PATH: z.string().optional(),
@@ -231,6 +242,8 @@ export interface Config {
   /** Undefined when metrics are off (neither METRICS_KEY nor METRICS_PORT). */
   metrics: { key: string | undefined; port: number | undefined; host: string } | undefined;
   auth: { apiKeysFile: string | undefined };
+  /** This node and, with several nodes, the placement map they share (absent: this node hosts every scope). */
+  placement: { nodeId: string; mapFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
   vector: { exactMax: number; ef: number; checkpoint: { labels: number; ms: number } };
@@ -268,6 +281,7 @@ function compile(env: Env, file: TemporalFile): Config {
     metrics:
       env.METRICS_KEY === undefined && env.METRICS_PORT === undefined ? undefined : { key: env.METRICS_KEY, port: env.METRICS_PORT, host: env.METRICS_HOST },
     auth: { apiKeysFile: env.API_KEYS_FILE },
+    placement: { nodeId: env.NODE_ID, mapFile: env.PLACEMENT_MAP && resolve(env.PLACEMENT_MAP) },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },
     vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, checkpoint: { labels: env.VECTOR_CHECKPOINT_LABELS, ms: env.VECTOR_CHECKPOINT_MS } },

@@ -15,6 +15,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import type { AppDeps, AppState } from './http/context.js';
 import { ListCursors } from './http/list-cursors.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
+import { NodePlacement } from './placement/node-placement.js';
 import { composeOwnerLifecycle } from './owner-lifecycle.js';
 import { QueryService } from './query/service.js';
 import { loadMasterKey } from './store/blobs.js';
@@ -85,12 +86,15 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const lifecycle = composeOwnerLifecycle(config, { holds, clock, log, purge: { store, docs: backends.docs, indexes: backends.indexes, actors } }, () => started.jobs);
   const { erasures, importGuard } = lifecycle;
   const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
+  // Where scopes live: this node refuses (421) what the map places elsewhere, and its jobs run where the scope is.
+  const placement = new NodePlacement(config.placement.nodeId, config.placement.mapFile, (tenant) => keys.placedByPartition(tenant), log);
+  placement.watch();
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, origin: backends.indexes.origin, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
   const activities = { ...activityPorts(config, actors, fields, staging), reembed, erasures };
   const reembedSettings = { ...config.reembed, embedderId: reembed.embedderId, allowed: reembed.refusal === null };
-  const startedJobs = await startJobs(config, store, { log, activities, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
+  const startedJobs = await startJobs(config, store, { log, activities, placement, backfillPageSize: config.query.backfillPageSize, reembed: reembedSettings }).catch((error: unknown) => {
     releasePid();
     throw error;
   });
@@ -102,6 +106,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
+    ...(config.placement.mapFile === undefined ? {} : { placement }),
     idempotency: new IdempotencyRecords(store),
     ownerDigest: ownerDigester(masterKey),
     cursors: new ListCursors(masterKey),
@@ -119,9 +124,14 @@ export async function composeService(config: Config, options: ServiceOptions = {
   return {
     deps,
     app: createApp(deps),
-    reloadKeys,
+    // SIGHUP: the keys, then the placement map (which reads the keys' tenants).
+    reloadKeys: () => {
+      reloadKeys();
+      if (config.placement.mapFile !== undefined) placement.reloadLogged();
+    },
     jobsStarted: jobs.started,
     close: async () => {
+      placement.close();
       await jobs.stop();
       await actors.close();
       await backends.indexes.close();
@@ -275,7 +285,7 @@ function reembedPort(store: Store, { embedding, indexes }: ReturnType<typeof cre
 }
 
 /** What the activities use, over this node's actors, field indexes and documents. */
-function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): Omit<ActivityPorts, 'starts' | 'reembed' | 'erasures' | 'runs'> {
+function activityPorts(config: Config, actors: ActorRegistry, fields: QueryService, documents: DocumentServices): Omit<ActivityPorts, 'starts' | 'reembed' | 'erasures' | 'runs' | 'placement'> {
   return {
     owners: actors,
     fields,

@@ -1,5 +1,6 @@
 import { continueAsNew, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import type { EraseOwnerActivities, EraseOwnerInput, EraseOwnerResult } from '../src/jobs/contract.js';
+import { placementOf, type EraseOwnerActivities, type EraseOwnerInput, type EraseOwnerResult } from '../src/jobs/contract.js';
+import { onHostingNode, onQueue } from './placement.js';
 import { activityOptions } from './policy.js';
 
 /** Purge slices per run before continuing as new, so a long erasure keeps a short history. */
@@ -14,21 +15,24 @@ const SLICES_PER_RUN = 200;
 export async function eraseOwner(input: EraseOwnerInput): Promise<EraseOwnerResult> {
   const { heartbeat_timeout_ms: _, ...unbeating } = input.activity;
   // Only the run deletion and the purge slices heartbeat; the receipt's steps are single transactions.
-  const beating = proxyActivities<EraseOwnerActivities>(activityOptions(input.activity));
-  const acts = proxyActivities<EraseOwnerActivities>(activityOptions(unbeating));
-  const ref = { tenant: input.tenant, receipt_id: input.receipt_id };
+  // Every step runs on the node hosting the receipt's scope (the tombstone is there), looked up as it is scheduled.
+  const on = <T>(policy: typeof unbeating, run: (acts: EraseOwnerActivities) => Promise<T>) =>
+    onHostingNode(placementOf(input), (queues) => run(proxyActivities<EraseOwnerActivities>(onQueue(activityOptions(policy), queues?.activities ?? null))));
+  const beating = <T>(run: (acts: EraseOwnerActivities) => Promise<T>) => on(input.activity, run);
+  const acts = <T>(run: (acts: EraseOwnerActivities) => Promise<T>) => on(unbeating, run);
+  const ref = input.partition === undefined ? { tenant: input.tenant, receipt_id: input.receipt_id } : { tenant: input.tenant, receipt_id: input.receipt_id, partition: input.partition };
   let finished = false;
   try {
-    if (!(await acts.beginErasure(ref))) return { state: 'complete' };
+    if (!(await acts((a) => a.beginErasure(ref)))) return { state: 'complete' };
     setCurrentDetails("deleting the owner's workflow runs");
-    await beating.deleteOwnerRuns(ref);
+    await beating((a) => a.deleteOwnerRuns(ref));
     for (let slice = 0; !finished && slice < SLICES_PER_RUN && !workflowInfo().continueAsNewSuggested; slice++) {
       setCurrentDetails(`deleting the owner's records (slice ${slice + 1})`);
-      ({ finished } = await beating.purgeErasedOwner(ref, input.slice_ms));
+      ({ finished } = await beating((a) => a.purgeErasedOwner(ref, input.slice_ms)));
     }
-    if (finished) await acts.completeErasure(ref);
+    if (finished) await acts((a) => a.completeErasure(ref));
   } catch (error) {
-    await acts.failErasure(ref);
+    await acts((a) => a.failErasure(ref));
     throw error;
   }
   return finished ? { state: 'complete' } : await continueAsNew<typeof eraseOwner>(input);

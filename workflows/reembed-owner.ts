@@ -1,5 +1,6 @@
 import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setCurrentDetails, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import { REEMBED_PROGRESS_QUERY, type ReembedOwnerActivities, type ReembedOwnerInput, type ReembedOwnerResult, type ReembedProgress } from '../src/jobs/contract.js';
+import { placementOf, REEMBED_PROGRESS_QUERY, type ReembedOwnerActivities, type ReembedOwnerInput, type ReembedOwnerResult, type ReembedProgress } from '../src/jobs/contract.js';
+import { onHostingNode, onQueue } from './placement.js';
 import { activityOptions } from './policy.js';
 
 /** Slices per run before continuing as new, so a long re-embedding keeps a short history. */
@@ -19,8 +20,14 @@ export const progressQuery = defineQuery<ReembedProgress>(REEMBED_PROGRESS_QUERY
 export async function reembedOwner(input: ReembedOwnerInput): Promise<ReembedOwnerResult> {
   const { heartbeat_timeout_ms: _, ...unbeating } = input.activity;
   // Only the slices heartbeat; planning and finishing (a scan, an index reload) are bounded by their timeout.
-  const { reembedSlice } = proxyActivities<ReembedOwnerActivities>({ ...activityOptions(input.activity), taskQueue: input.task_queue });
-  const acts = proxyActivities<ReembedOwnerActivities>({ ...activityOptions(unbeating), taskQueue: input.task_queue });
+  // Each step runs on the re-embedding queue of the node hosting the owner, looked up as it is scheduled.
+  const on = <T>(policy: typeof unbeating, run: (acts: ReembedOwnerActivities) => Promise<T>) =>
+    onHostingNode(placementOf(input.owner), (queues) => run(proxyActivities<ReembedOwnerActivities>(onQueue(activityOptions(policy), queues?.reembed ?? input.task_queue))));
+  const reembedSlice = (...args: Parameters<ReembedOwnerActivities['reembedSlice']>) => on(input.activity, (a) => a.reembedSlice(...args));
+  const acts: Pick<ReembedOwnerActivities, 'planReembed' | 'finishReembed'> = {
+    planReembed: (...args) => on(unbeating, (a) => a.planReembed(...args)),
+    finishReembed: (...args) => on(unbeating, (a) => a.finishReembed(...args)),
+  };
   const { owner, embedder } = input;
   let progress: ReembedProgress = input.from ?? { done: 0, total: 0 };
   setHandler(progressQuery, () => progress);

@@ -1,5 +1,6 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReembedSweepActivities, ReembedSweepInput, ReembedSweepResult } from '../src/jobs/contract.js';
+import { onQueue } from './placement.js';
 import { activityOptions } from './policy.js';
 
 /** Slices per run before continuing as new. */
@@ -11,7 +12,8 @@ const SLICES_PER_RUN = 200;
  * node running the hashing fallback refuses. Owners whose re-embedding already runs are joined, not restarted.
  */
 export async function reembedSweep(input: ReembedSweepInput): Promise<ReembedSweepResult> {
-  const { sweepForeignOwners } = proxyActivities<ReembedSweepActivities>(activityOptions(input.activity));
+  // The node's own owners: its activities run on the queue of the node the sweep was started for.
+  const { sweepForeignOwners } = proxyActivities<ReembedSweepActivities>(onQueue(activityOptions(input.activity), input.task_queue ?? null));
   let at = input.from ?? { after: null, owners: 0 };
   for (let slice = 0; ; slice++) {
     if (slice >= SLICES_PER_RUN || workflowInfo().continueAsNewSuggested) {

@@ -323,6 +323,7 @@ const (
 	ErrorCodePayloadTooLarge            ErrorCode = "payload_too_large"
 	ErrorCodeMediaProcessingUnavailable ErrorCode = "media_processing_unavailable"
 	ErrorCodeRateLimited                ErrorCode = "rate_limited"
+	ErrorCodeMisdirected                ErrorCode = "misdirected"
 	ErrorCodeInternal                   ErrorCode = "internal"
 	ErrorCodeProviderError              ErrorCode = "provider_error"
 	ErrorCodeUnavailable                ErrorCode = "unavailable"
@@ -330,7 +331,7 @@ const (
 
 // ErrorCodeValues lists every ErrorCode the API defines.
 func ErrorCodeValues() []ErrorCode {
-	return []ErrorCode{ErrorCodeInvalidInput, ErrorCodeUnauthorized, ErrorCodeNotFound, ErrorCodeMethodNotAllowed, ErrorCodeConflict, ErrorCodeGone, ErrorCodePayloadTooLarge, ErrorCodeMediaProcessingUnavailable, ErrorCodeRateLimited, ErrorCodeInternal, ErrorCodeProviderError, ErrorCodeUnavailable}
+	return []ErrorCode{ErrorCodeInvalidInput, ErrorCodeUnauthorized, ErrorCodeNotFound, ErrorCodeMethodNotAllowed, ErrorCodeConflict, ErrorCodeGone, ErrorCodePayloadTooLarge, ErrorCodeMediaProcessingUnavailable, ErrorCodeRateLimited, ErrorCodeMisdirected, ErrorCodeInternal, ErrorCodeProviderError, ErrorCodeUnavailable}
 }
 
 type ErrorBody struct {

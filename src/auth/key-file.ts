@@ -18,6 +18,10 @@ export class KeyFileRing implements KeyLookup {
     return this.ring.authenticate(presented);
   }
 
+  placedByPartition(tenant: string): boolean {
+    return this.ring.placedByPartition(tenant);
+  }
+
   get counts(): KeyRingCounts {
     return this.ring.counts;
   }

@@ -50,6 +50,11 @@ export interface Principal {
 /** What the HTTP layer asks of the keys: who a presented bearer key is, if anyone. */
 export interface KeyLookup {
   authenticate(presented: string): Principal | undefined;
+  /**
+   * Whether the tenant's scopes are placed by partition on a deployment of several nodes (docs/scale-out.md):
+   * true when any of its keys is multi-tenant, else the tenant is placed whole.
+   */
+  placedByPartition(tenant: string): boolean;
 }
 
 /** How many keys a ring holds and how many tenants they reach: what a log may say about keys. */
@@ -60,7 +65,15 @@ export interface KeyRingCounts {
 
 /** Bearer keys, held only as SHA-256 digests so the process never keeps plaintext keys around. */
 export class KeyRing implements KeyLookup {
-  private constructor(private readonly byDigest: Map<string, Principal>) {}
+  private readonly partitioned: ReadonlySet<string>;
+
+  private constructor(private readonly byDigest: Map<string, Principal>) {
+    this.partitioned = new Set([...byDigest.values()].filter((p) => p.multiTenant).map((p) => p.tenant));
+  }
+
+  placedByPartition(tenant: string): boolean {
+    return this.partitioned.has(tenant);
+  }
 
   /**
    * Resolves a presented key. Lookup is by the key's digest, so timing reveals nothing about stored keys.

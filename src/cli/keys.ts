@@ -1,10 +1,7 @@
-import { parseArgs } from 'node:util';
+import { parseCommandLine, runTool, UsageError } from './command-line.js';
 import { KeyEntrySchema, keyDigest, mintKey } from '../auth/keys.js';
 
 const USAGE = 'usage: npm run keys -- new --tenant <tenant> [--principal <principal>] [--multi-tenant] [--admin]';
-
-/** Thrown when the command line is not one `keys` understands; the message says what to fix. */
-class UsageError extends Error {}
 
 /**
  * `npm run keys -- new --tenant T [--principal P] [--multi-tenant] [--admin]`: mints a key from 192 random bits and
@@ -12,7 +9,7 @@ class UsageError extends Error {}
  * never the key; the running service picks the entry up on SIGHUP. Exit 2 on a bad command line.
  */
 function main(argv: string[]): void {
-  const { values, positionals } = parseCommandLine(argv);
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -48,28 +45,12 @@ function main(argv: string[]): void {
   );
 }
 
-function parseCommandLine(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        tenant: { type: 'string' },
-        principal: { type: 'string' },
-        'multi-tenant': { type: 'boolean' },
-        admin: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
+const OPTIONS = {
+  tenant: { type: 'string' },
+  principal: { type: 'string' },
+  'multi-tenant': { type: 'boolean' },
+  admin: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-try {
-  main(process.argv.slice(2));
-} catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`keys: ${message}\n${error instanceof UsageError ? `${USAGE}\n` : ''}`);
-  process.exit(error instanceof UsageError ? 2 : 1);
-}
+runTool('keys', USAGE, () => main(process.argv.slice(2)));

@@ -11,7 +11,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   if (!config.temporal.enabled) throw new Error('TEMPORAL_ENABLED=false: re-embedding runs as Temporal workflows');
   const wait = !process.argv.includes('--no-wait');
-  const outcome = await runReembedSweep(config.temporal, (line) => process.stdout.write(`${line}\n`), { wait });
+  const outcome = await runReembedSweep(config.temporal, config.placement.nodeId, (line) => process.stdout.write(`${line}\n`), { wait });
   return outcome.failed > 0 ? 1 : 0;
 }
 

@@ -4,6 +4,7 @@ import { assertPostsDeclared } from './idempotency.js';
 import { authenticate } from './middleware/auth.js';
 import { corsFor } from './middleware/cors.js';
 import { errorBody } from './middleware/errors.js';
+import { hostedScopesOnly } from './middleware/placement.js';
 import { recordRequests, serveMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -29,8 +30,8 @@ import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 /**
  * Middleware order: owner holds into the state → request id → request log → request metrics (when on) →
  * error body → `GET /metrics` (with METRICS_KEY) → CORS (when
- * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth → rate
- * limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
+ * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth → placement (421
+ * for a scope another node hosts, with several nodes) → rate limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   if (cors) app.use(cors);
   app.use(versioning(root, deps.clock));
   app.use(authenticate(deps.keys));
+  if (deps.placement) app.use(hostedScopesOnly(deps.placement));
   app.use(rateLimit(deps.clock));
   app.use(root.allowedMethods());
   app.use(root.routes());

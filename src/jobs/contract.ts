@@ -26,6 +26,32 @@ export function scopeOf(ref: OwnerRef): Scope {
   return { tenant: ref.tenant, partition: ref.partition, entityId: ref.entity_id };
 }
 
+/**
+ * The scope a job is placed by (docs/scale-out.md): tenant and partition, as data. Every job that touches
+ * owner data runs its activities on the task queue of the node hosting this scope, looked up when each
+ * activity is scheduled (workflows/placement.ts), so a job started before a move runs where the scope is now.
+ */
+export interface PlacementRef {
+  tenant: string;
+  partition: string | null;
+}
+
+/** The placement scope of a job's owner (or of any record with `tenant` and `partition`), nothing more. */
+export function placementOf(ref: { tenant: string; partition?: string | null | undefined }): PlacementRef {
+  return { tenant: ref.tenant, partition: ref.partition ?? null };
+}
+
+/** The task queues of the node hosting a scope: its activities' and its bounded re-embedding queue. */
+export interface HostingQueues {
+  activities: string;
+  reembed: string;
+}
+
+export interface PlacementActivities {
+  /** A local activity: the hosting node's queues, from the placement map of the node that runs the workflow. */
+  hostingQueues(scope: PlacementRef): Promise<HostingQueues>;
+}
+
 /** Identifies one backfill: a field version to build. Ids only, so it can be a workflow input. */
 export interface BackfillRef {
   tenant: string;
@@ -170,6 +196,8 @@ export interface ReembedOwnerActivities {
 // --- reembedSweep ---
 
 export interface ReembedSweepInput {
+  /** The activity queue of the node whose owners are swept (absent in runs started before nodes had queues). */
+  task_queue?: string;
   /** How long one sweep activity visits owners before it reports its cursor. */
   slice_ms: number;
   activity: ActivityPolicy;
@@ -199,6 +227,8 @@ export interface ReembedSweepActivities {
 export interface ErasureRef {
   tenant: string;
   receipt_id: string;
+  /** The receipt's partition, which places the job (absent in runs started before nodes had queues). */
+  partition?: string | null;
 }
 
 export interface EraseOwnerInput extends ErasureRef {
@@ -225,4 +255,4 @@ export interface EraseOwnerActivities {
 }
 
 /** Every activity the worker registers; names are unique across workflows. */
-export type Activities = ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities & ReembedOwnerActivities & ReembedSweepActivities & EraseOwnerActivities;
+export type Activities = PlacementActivities & ConsolidateActivities & CaptionMediaActivities & BackfillFieldActivities & ReembedOwnerActivities & ReembedSweepActivities & EraseOwnerActivities;

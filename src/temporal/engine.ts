@@ -1,6 +1,6 @@
 import { createActivities, type ActivityPorts } from '../../activities/index.js';
 import type { Config } from '../config.js';
-import type { Scope } from '../domain/scope.js';
+import type { Scope, TenantScope } from '../domain/scope.js';
 import { ownerRef, type BackfillFieldInput, type BackfillRef, type CaptionMediaInput, type ConsolidateInput, type ConsolidateResult } from '../jobs/contract.js';
 import type { Readiness } from '../jobs/port.js';
 import type { Logger } from '../log.js';
@@ -9,6 +9,7 @@ import { JobRunner, lazyConnection } from './client.js';
 import { ErasureJobs, type ErasureStart } from './erasures.js';
 import { TemporalHealth } from './health.js';
 import { deleteOwnerRuns } from './owner-runs.js';
+import { hostingQueues } from './queues.js';
 import { ReembedJobs, type ReembedSettings } from './reembed.js';
 import { ensureSearchAttributes, jobWorkflowId } from './search-attributes.js';
 import { WorkerSupervisor } from './worker.js';
@@ -16,10 +17,19 @@ import { WorkerSupervisor } from './worker.js';
 export interface JobsDeps {
   log: Logger;
   /** What this node's activities use (built by the composition root); every activity is registered. */
-  activities: Omit<ActivityPorts, 'starts' | 'runs'>;
+  activities: Omit<ActivityPorts, 'starts' | 'runs' | 'placement'>;
+  /** This node and where the scopes live (src/placement/node-placement.ts). */
+  placement: JobsPlacement;
   /** Documents per backfill page (`BACKFILL_PAGE_SIZE`). */
   backfillPageSize: number;
   reembed: ReembedSettings;
+}
+
+/** What the jobs need to know of placement: this node's id, each scope's node, and the check of the activities. */
+export interface JobsPlacement {
+  readonly nodeId: string;
+  hostOf(scope: TenantScope): string;
+  assertHosted(scope: TenantScope): void;
 }
 
 /** The job engine once Temporal's address is known: client, workers and readiness monitor. */
@@ -50,12 +60,22 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
     ...deps.activities,
     starts: { reembedOwner: (scope) => reembed.start(scope) },
     runs: { deleteOwnerRuns: (scope, done, heartbeat) => deleteOwnerRuns(client, scope, done, heartbeat) },
+    placement: {
+      assertHosted: (scope) => deps.placement.assertHosted(scope),
+      queuesOf: (scope) => hostingQueues(t.task_queue, deps.placement.hostOf(scope)),
+    },
   });
-  const worker = new WorkerSupervisor({ address, namespace: t.namespace, taskQueue: t.task_queue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms });
+  // Workflows (which hold no data) run on any node, from the shared queue; the activities on owner data run
+  // on the queue of the node hosting the owner (workflows/placement.ts), which only this node polls.
+  const here = hostingQueues(t.task_queue, deps.placement.nodeId);
+  const supervise = (taskQueue: string, workflows: boolean) =>
+    new WorkerSupervisor({ address, namespace: t.namespace, taskQueue, activities, log: deps.log, retryDelayMs: t.health_check_interval_ms, workflows });
+  const worker = supervise(t.task_queue, true);
+  const nodeWorker = supervise(here.activities, false);
   const health = new TemporalHealth(connection, {
     intervalMs: t.health_check_interval_ms,
     timeoutMs: Math.min(t.connect_timeout_ms, t.health_check_interval_ms),
-    worker: () => worker.readiness(),
+    worker: () => (worker.readiness().ready ? nodeWorker.readiness() : worker.readiness()),
     describe: `${address} (namespace ${t.namespace}, task queue ${t.task_queue}${uiUrl ? `, UI ${uiUrl}` : ''})`,
   });
   let attributes: Promise<boolean> | null = null;
@@ -78,7 +98,7 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
     },
   });
 
-  const reembed = new ReembedJobs(runner, t, deps.reembed, deps.log, () => health.readiness().ready);
+  const reembed = new ReembedJobs(runner, t, here.reembed, deps.reembed, deps.log, () => health.readiness().ready);
   const reembedWorker = reembed.worker(address, activities);
   const erasures = new ErasureJobs(runner, t, deps.log, () => health.readiness().ready);
   // Owners whose re-embedding or erasure could not start while Temporal was away start once it is back.
@@ -133,14 +153,14 @@ export function createEngine(t: Config['temporal'], address: string, uiUrl: stri
     requestReembed: (scope) => reembed.request(scope),
     requestErasure: (erasure) => erasures.request(erasure),
     start: async () => {
-      await Promise.all([health.start(), worker.start(), reembedWorker?.start()]);
-      deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, ui: uiUrl, ready: health.readiness().ready }, 'temporal jobs started');
+      await Promise.all([health.start(), worker.start(), nodeWorker.start(), reembedWorker?.start()]);
+      deps.log.info({ address, namespace: t.namespace, taskQueue: t.task_queue, nodeTaskQueue: here.activities, ui: uiUrl, ready: health.readiness().ready }, 'temporal jobs started');
     },
     stop: async () => {
       health.stop();
       reembed.stop();
       erasures.stop();
-      await Promise.all([worker.stop(10_000), reembedWorker?.stop(10_000)]);
+      await Promise.all([worker.stop(10_000), nodeWorker.stop(10_000), reembedWorker?.stop(10_000)]);
       await connection.close().catch(() => undefined);
     },
   };

@@ -6,7 +6,7 @@ import type { JobRunner } from './client.js';
 /** Attempts of an erasure's step: as good as unbounded (the SDK takes no 0 here), and within the wire's int32. */
 const ERASE_ATTEMPTS = 1_000_000;
 
-/** An erasure to start: its receipt, tenant and partition (the partition only names the run's scope in the UI). */
+/** An erasure to start: its receipt, tenant and partition (which places the run, and names its scope in the UI). */
 export type ErasureStart = ErasureRef & { partition: string | null };
 
 /** `erase-owner/<receipt_id>`: the receipt names the run; the owner appears nowhere in it. */
@@ -64,6 +64,7 @@ export class ErasureJobs {
     const input: EraseOwnerInput = {
       tenant,
       receipt_id,
+      partition,
       slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
       // An erasure must finish: its steps are retried until they succeed (each resumes what is left).
       activity: { ...t.activities, retry: { ...t.activities.retry, maximum_attempts: ERASE_ATTEMPTS } },

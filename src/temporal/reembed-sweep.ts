@@ -1,6 +1,7 @@
 import { Client, Connection, WorkflowFailedError, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { ReembedSweepInput, ReembedSweepResult } from '../jobs/contract.js';
+import { nodeTaskQueue } from './queues.js';
 
 /** What a sweep found and how the owners' re-embedding ended (when it was waited for). */
 export interface SweepOutcome {
@@ -17,12 +18,12 @@ export interface SweepOptions {
 }
 
 /**
- * The operator's sweep (`npm run reembed`): starts the `reembedSweep` workflow on the node's task queue,
+ * The operator's sweep (`npm run reembed`): starts the `reembedSweep` workflow for the node (NODE_ID),
  * so the running node itself finds its owners with passages of another embedder and starts (or joins)
  * their re-embedding, then prints their progress from Temporal's visibility (each run's memo `progress`)
  * until every one has ended. It needs the node running: the node does the work, with its own embedder.
  */
-export async function runReembedSweep(t: Config['temporal'], print: (line: string) => void, options: SweepOptions = {}): Promise<SweepOutcome> {
+export async function runReembedSweep(t: Config['temporal'], nodeId: string, print: (line: string) => void, options: SweepOptions = {}): Promise<SweepOutcome> {
   const address = frontendAddress(t);
   const connection = await Connection.connect({ address, connectTimeout: t.connect_timeout_ms }).catch((error: unknown) => {
     throw new Error(`cannot reach Temporal at ${address} (${failureMessage(error)}): start the node first, or set TEMPORAL_ADDRESS to its cluster`);
@@ -30,12 +31,14 @@ export async function runReembedSweep(t: Config['temporal'], print: (line: strin
   try {
     const client = new Client({ connection, namespace: t.namespace });
     const since = new Date(Date.now() - 1000);
-    const workflowId = `reembed-sweep/${encodeURIComponent(t.task_queue)}`;
+    const nodeQueue = nodeTaskQueue(t.task_queue, nodeId);
+    const workflowId = `reembed-sweep/${encodeURIComponent(nodeQueue)}`;
     const input: ReembedSweepInput = {
+      task_queue: nodeQueue,
       slice_ms: Math.max(1000, Math.floor(t.activities.start_to_close_timeout_ms / 2)),
       activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
     };
-    print(`sweeping the owners of task queue ${t.task_queue} at ${address} (workflow ${workflowId})`);
+    print(`sweeping the owners of node ${nodeId} (task queue ${nodeQueue}) at ${address} (workflow ${workflowId})`);
     const handle = await client.workflow.start('reembedSweep', {
       taskQueue: t.task_queue,
       workflowId,

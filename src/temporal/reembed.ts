@@ -18,11 +18,6 @@ export interface ReembedSettings {
   pageSize: number;
 }
 
-/** The node's re-embedding queue: its own worker runs at most `concurrency` of these activities at once. */
-export function reembedTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-reembed`;
-}
-
 /**
  * `reembed-owner/<tenant>/<partition>/<entity_id>/<embedder>`: one run per owner and target embedder, so
  * the lazy start and the sweep join a run under way, and a later change of embedder is a new job.
@@ -50,6 +45,8 @@ export class ReembedJobs {
   constructor(
     private readonly runner: JobRunner,
     private readonly temporal: Config['temporal'],
+    /** This node's re-embedding queue (`reembedTaskQueue`). */
+    private readonly taskQueue: string,
     private readonly settings: ReembedSettings,
     private readonly log: Logger,
     /** Whether Temporal can take a start now (cached readiness). */
@@ -62,7 +59,7 @@ export class ReembedJobs {
     const input: ReembedOwnerInput = {
       owner: ownerRef(scope),
       embedder: this.settings.embedderId,
-      task_queue: reembedTaskQueue(t.task_queue),
+      task_queue: this.taskQueue,
       page_size: this.settings.pageSize,
       slice_ms: t.reembed.slice_ms,
       activity: { start_to_close_timeout_ms: t.activities.start_to_close_timeout_ms, heartbeat_timeout_ms: t.activities.heartbeat_timeout_ms, retry: t.activities.retry },
@@ -126,7 +123,7 @@ export class ReembedJobs {
     return new WorkerSupervisor({
       address,
       namespace: t.namespace,
-      taskQueue: reembedTaskQueue(t.task_queue),
+      taskQueue: this.taskQueue,
       activities,
       log: this.log,
       retryDelayMs: t.health_check_interval_ms,

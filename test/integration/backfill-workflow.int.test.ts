@@ -24,6 +24,8 @@ async function run(slices: Array<SliceResult | Error>, complete = true) {
     taskQueue,
     workflowsPath: WORKFLOWS,
     activities: {
+      // The one node here hosts every scope: its queue is this worker's.
+      hostingQueues: async () => ({ activities: taskQueue, reembed: `${taskQueue}-reembed` }),
       backfillFieldSlice: async (_ref: BackfillRef, from: BackfillCursor): Promise<SliceResult> => {
         calls.slices.push(from);
         const next = slices[Math.min(n++, slices.length - 1)]!;

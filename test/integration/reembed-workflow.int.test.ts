@@ -34,7 +34,9 @@ async function run(slices: Array<{ done: number; finished: boolean }>, remaining
   };
   // The activities run on the re-embedding queue only; the workflow on its own queue.
   const activityQueue = `${taskQueue}-reembed`;
-  const workflowWorker = await Worker.create({ connection: temporal.native, taskQueue, workflowsPath: WORKFLOWS });
+  // The node hosting the owner, as the workflow's placement lookup (a local activity) answers it.
+  const hostingQueues = async () => ({ activities: taskQueue, reembed: activityQueue });
+  const workflowWorker = await Worker.create({ connection: temporal.native, taskQueue, workflowsPath: WORKFLOWS, activities: { hostingQueues } });
   const activityWorker = await Worker.create({ connection: temporal.native, taskQueue: activityQueue, activities, maxConcurrentActivityTaskExecutions: 1 });
   const input: ReembedOwnerInput = { owner, embedder: 'm', task_queue: activityQueue, page_size: 2, slice_ms: 1000, activity: QUICK_POLICY };
   const outcome: { result?: unknown; error?: unknown } = await workflowWorker.runUntil(

@@ -101,7 +101,7 @@ describe('a node running the hashing fallback because the model did not load', (
       expect((await svc.call('GET', '/status', { key: null })).body.embedder.fallback).toMatch(/the hashing embedder runs instead/);
       await search(svc, 'kept', 'green tea');
       const lines: string[] = [];
-      await expect(runReembedSweep(loadConfig(env).temporal, (line) => lines.push(line))).rejects.toThrow(/re-embeds nothing/);
+      await expect(runReembedSweep(loadConfig(env).temporal, loadConfig(env).placement.nodeId, (line) => lines.push(line))).rejects.toThrow(/re-embeds nothing/);
       expect(await runsOf(taskQueue)).toEqual([]);
     } finally {
       await svc.stop();

@@ -1,6 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsolidateActivities } from '../../activities/consolidate.js';
 import { withAppFailures } from '../../activities/failures.js';
@@ -8,6 +11,10 @@ import type { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { AppError, ERROR_CODES, notFound, STATUS_BY_CODE, unavailable } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { NodePlacement } from '../../src/placement/node-placement.js';
+import { PlacementMap } from '../../src/placement/placement-map.js';
+import { hostingQueues } from '../../src/temporal/queues.js';
 import { activityOptions } from '../../workflows/policy.js';
 import type { GraphStore } from '../../src/store/graph.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
@@ -34,8 +41,10 @@ describe('consolidateOwner activity', () => {
     return actors.actorFor(scope).assertFact({ fact_id: id, subject_type: 'owner', subject_id: null, predicate: 'likes', value, cardinality: 'multi', valid_from: null });
   };
 
-  // The owners port is the actor registry itself: consolidation runs inside the owner's actor.
-  const activities = () => createConsolidateActivities({ owners: actors });
+  // The owners port is the actor registry itself: consolidation runs inside the owner's actor. Without a
+  // placement map this node hosts every scope.
+  const activities = (placement = new NodePlacement('node-a', undefined, () => false, createLogger('silent'))) =>
+    createConsolidateActivities({ owners: actors, placement: { assertHosted: (scope) => placement.assertHosted(scope), queuesOf: () => hostingQueues('engram', 'node-a') } });
 
   it('retracts the owner redundant facts through the actor and reports counts', async () => {
     await assert(owner, 'fact_a', 'Tea');
@@ -61,6 +70,22 @@ describe('consolidateOwner activity', () => {
     const ref = { tenant: 'acme', partition: null, entity_id: 'user-1' };
     await env.run(activities().consolidateOwner, ref);
     expect(await env.run(activities().consolidateOwner, ref)).toEqual({ active_facts_before: 1, active_facts_after: 1, retracted: 0 });
+  });
+
+  it('refuses, retracting nothing, an owner the placement map puts on another node', async () => {
+    await assert(owner, 'fact_a', 'x');
+    await assert(owner, 'fact_b', 'X');
+    const dir = mkdtempSync(join(tmpdir(), 'engram-placement-'));
+    const file = join(dir, 'placement.map');
+    // One slot, on node-b: every scope is node-b's.
+    writeFileSync(file, PlacementMap.of(['node-b'], []).format());
+    const elsewhere = new NodePlacement('node-a', file, () => false, createLogger('silent'));
+    const env = new MockActivityEnvironment({}, quiet);
+    const failure = await env.run(activities(elsewhere).consolidateOwner, { tenant: 'acme', partition: null, entity_id: 'user-1' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'misdirected', nonRetryable: true });
+    expect((failure as Error).message).toContain('node-b');
+    expect([...graph.loadFacts(owner)].filter((f) => f.invalid_from === null)).toHaveLength(2);
+    rmSync(dir, { recursive: true });
   });
 
   it('reports an empty scope as zero counts', async () => {

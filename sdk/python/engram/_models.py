@@ -358,6 +358,7 @@ class Error(BaseModel):
         'payload_too_large',
         'media_processing_unavailable',
         'rate_limited',
+        'misdirected',
         'internal',
         'provider_error',
         'unavailable',

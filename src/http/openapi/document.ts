@@ -19,8 +19,11 @@ export const OPERATIONS: readonly Operation[] = [
   ...serviceOperations,
 ];
 
-/** What every keyed route may answer whatever it does: bad input, no key, too fast, a fault, unavailable. */
-const EVERY_ROUTE: ErrorStatus[] = [400, 401, 429, 500, 503];
+/**
+ * What every keyed route may answer whatever it does: bad input, no key, a scope another node hosts (with
+ * several nodes), too fast, a fault, unavailable.
+ */
+const EVERY_ROUTE: ErrorStatus[] = [400, 401, 421, 429, 500, 503];
 const WRITES: ErrorStatus[] = [409, 413];
 
 const idempotencyKey = IdempotencyKeySchema.meta({
@@ -98,7 +101,8 @@ function responsesOf(op: Operation): ZodOpenApiResponsesObject {
     },
   };
   if (op.alsoNoContent) responses[`${op.alsoNoContent.status}`] = { description: op.alsoNoContent.description, headers: z.object(successHeaders) };
-  const statuses = op.public ? [] : [...new Set([...EVERY_ROUTE, ...(op.writes ? WRITES : []), ...(op.errors ?? [])])].sort();
+  const keyed = op.scopeless ? EVERY_ROUTE.filter((status) => status !== 421) : EVERY_ROUTE;
+  const statuses = op.public ? [] : [...new Set([...keyed, ...(op.writes ? WRITES : []), ...(op.errors ?? [])])].sort();
   for (const status of statuses) responses[`${status}`] = errorResponse(status);
   if (op.public) responses['503'] = { description: 'Not ready: the same body, saying which dependency is not.', content: { 'application/json': { schema: success.schema! } } };
   return responses;

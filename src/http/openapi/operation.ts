@@ -23,12 +23,14 @@ export interface Operation {
   success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType; contentType?: string };
   /** Another success without a body (a hard delete's 204). */
   alsoNoContent?: { status: 204; description: string };
-  /** Errors this route answers beyond those every keyed route may (400, 401, 429, 500, 503). */
+  /** Errors this route answers beyond those every keyed route may (400, 401, 421, 429, 500, 503). */
   errors?: ErrorStatus[];
   /** A write: it takes an `Idempotency-Key` and may answer 409 (a held owner, a reused key) and 413. */
   writes?: boolean;
   /** Answers without a key (only `GET /status`: DECISIONS.md, Public routes). */
   public?: boolean;
+  /** Names no scope, so any node answers it: never 421 (src/http/middleware/placement.ts). */
+  scopeless?: boolean;
 }
 
 export const TAGS = {

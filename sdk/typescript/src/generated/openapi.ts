@@ -808,7 +808,7 @@ export interface components {
             /** @description What went wrong, naming the field and the rule. */
             error: string;
             /** @enum {string} */
-            code: "invalid_input" | "unauthorized" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "media_processing_unavailable" | "rate_limited" | "internal" | "provider_error" | "unavailable";
+            code: "invalid_input" | "unauthorized" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "media_processing_unavailable" | "rate_limited" | "misdirected" | "internal" | "provider_error" | "unavailable";
             /** @description Also the X-Request-Id response header. */
             request_id: string;
         };
@@ -1166,6 +1166,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `misdirected`: `{ error, code, request_id }`. */
+        Error421: {
+            headers: {
+                /** @description The request's id, also in error bodies. */
+                "X-Request-Id": string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `rate_limited`: `{ error, code, request_id }`. */
         Error429: {
             headers: {
@@ -1273,6 +1284,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1321,6 +1333,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1355,6 +1368,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1390,6 +1404,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1427,6 +1442,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1481,6 +1497,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1516,6 +1533,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1554,6 +1572,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1621,6 +1640,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1656,6 +1676,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1700,6 +1721,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1738,6 +1760,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1778,6 +1801,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1809,6 +1833,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1841,6 +1866,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1871,6 +1897,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1912,6 +1939,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1945,6 +1973,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -1996,6 +2025,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2049,6 +2079,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2082,6 +2113,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2126,6 +2158,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2159,6 +2192,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2198,6 +2232,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2252,6 +2287,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            421: components["responses"]["Error421"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -2290,6 +2326,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2331,6 +2368,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2376,6 +2414,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2405,6 +2444,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2450,6 +2490,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2482,6 +2523,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -2533,6 +2575,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            421: components["responses"]["Error421"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

@@ -20,6 +20,7 @@ export const serviceOperations: Operation[] = [
     operationId: 'getIndex',
     tag: 'service',
     summary: 'Where things are',
+    scopeless: true,
     success: { status: 200, description: 'Pointers to the API, the status route and the docs.', schema: IndexSchema },
   },
   {
@@ -28,6 +29,7 @@ export const serviceOperations: Operation[] = [
     operationId: 'getOpenApi',
     tag: 'service',
     summary: 'This document',
+    scopeless: true,
     success: { status: 200, description: 'The OpenAPI 3.1 document of this API.', schema: z.object({ openapi: z.string() }).catchall(z.unknown()) },
   },
 ];
