@@ -1,6 +1,6 @@
 import { HoldImportGuard } from './actors/import-guard.js';
 import { OwnerErasures } from './actors/owner-erasures.js';
-import type { PurgeDeps } from './actors/purge-owner.js';
+import { purgeOwner, type PurgeDeps } from './actors/purge-owner.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Scope } from './domain/scope.js';
@@ -14,6 +14,11 @@ export interface OwnerLifecycle {
   importGuard: HoldImportGuard;
   /** Goes on with what a previous process left under way: erasures (once the jobs exist), and imports cut short (purged). */
   resume(): void;
+  /**
+   * Removes every record of an owner from this node, as an erasure's purge does, without a receipt or a
+   * workflow: the copy a node keeps of a scope it handed over (docs/scale-out.md). Nothing may write to it.
+   */
+  purgeCopy(scope: Scope): Promise<void>;
 }
 
 /**
@@ -39,6 +44,7 @@ export function composeOwnerLifecycle(
   return {
     erasures,
     importGuard,
+    purgeCopy: async (scope) => void (await purgeOwner(scope, purge, batches)),
     resume() {
       for (const erasure of erasures.open()) start(erasure);
       importGuard.recover().then(

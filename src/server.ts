@@ -16,6 +16,9 @@ import type { AppDeps, AppState } from './http/context.js';
 import { ListCursors } from './http/list-cursors.js';
 import { createLogger, ownerDigester, type Logger } from './log.js';
 import { NodePlacement } from './placement/node-placement.js';
+import { ScopeTransfers } from './placement/scope-transfers.js';
+import type { ScopeTransferDeps } from './placement/transfer-port.js';
+import { inScope, scopeOwners } from './store/scope-owners.js';
 import { composeOwnerLifecycle } from './owner-lifecycle.js';
 import { QueryService } from './query/service.js';
 import { loadMasterKey } from './store/blobs.js';
@@ -82,13 +85,16 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const measure = metrics && ((embedder: Embedder) => measuredEmbedder(embedder, metrics));
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer], measure), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
-  const actors = (started.actors = new ActorRegistry({ store, graph, clock, documents: backends, holds }, config.actors));
+  const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
+  // Where scopes live: this node refuses (421) what the map places elsewhere, its jobs run where the scope
+  // is, and a scope frozen for a move takes no write (src/placement/node-placement.ts).
+  const transfers = config.placement.mapFile === undefined ? undefined : new ScopeTransfers(config.dataDir);
+  const placement = new NodePlacement(config.placement.nodeId, config.placement.mapFile, (tenant) => keys.placedByPartition(tenant), log, transfers);
+  placement.watch();
+  const frozen = (scope: Scope) => placement.frozen(scope);
+  const actors = (started.actors = new ActorRegistry({ store, graph, clock, documents: backends, holds, frozen }, config.actors));
   const lifecycle = composeOwnerLifecycle(config, { holds, clock, log, purge: { store, docs: backends.docs, indexes: backends.indexes, actors } }, () => started.jobs);
   const { erasures, importGuard } = lifecycle;
-  const { keys, reloadKeys } = options.keys ? givenKeys(options.keys, log) : loadKeys(config, log);
-  // Where scopes live: this node refuses (421) what the map places elsewhere, and its jobs run where the scope is.
-  const placement = new NodePlacement(config.placement.nodeId, config.placement.mapFile, (tenant) => keys.placedByPartition(tenant), log);
-  placement.watch();
   sweepAbandonedMedia(config, backends.docs, clock, log);
   const staging: DocumentServices = { docs: backends.docs, embedder: backends.embedder, origin: backends.indexes.origin, limits: config.documents.limits, mediaRoutes: config.media.routes };
   const reembed = reembedPort(store, backends);
@@ -106,7 +112,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const documents: DocumentServices = { ...staging, captioner: { caption: (input) => jobs.captionMedia(input) } };
   const deps: AppDeps = {
     store, graph, actors, keys, clock, log, jobs, documents, fields, holds, erasures,
-    ...(config.placement.mapFile === undefined ? {} : { placement }),
+    ...(config.placement.mapFile === undefined ? {} : { placement, scopeTransfers: scopeTransferDeps(placement, store, actors, holds, fields, lifecycle, config) }),
     idempotency: new IdempotencyRecords(store),
     ownerDigest: ownerDigester(masterKey),
     cursors: new ListCursors(masterKey),
@@ -250,6 +256,38 @@ async function startJobs(config: Config, store: Store, deps: JobsDeps): Promise<
     await store.close();
     throw error;
   }
+}
+
+/** What the operator's routes of a move (src/http/routes/scope-transfer.ts) use of this node. */
+function scopeTransferDeps(
+  placement: NodePlacement,
+  store: Store,
+  actors: ActorRegistry,
+  holds: OwnerHolds,
+  fields: QueryService,
+  lifecycle: { purgeCopy(scope: Scope): Promise<void> },
+  config: Config,
+): ScopeTransferDeps {
+  return {
+    placement,
+    owners: (scope, after, limit) => scopeOwners(store, scope, after, limit),
+    busyOwners: (scope) => actors.busyWhere((owner) => inScope(owner, scope)),
+    heldOwners: (scope) => holds.heldIn(scope.tenant).filter((owner) => inScope({ tenant: scope.tenant, partition: owner.partition }, scope)).length,
+    release: async (scope) => {
+      let owners = 0;
+      for (let page = scopeOwners(store, scope, null, 100); page.length > 0; page = scopeOwners(store, scope, null, 100)) {
+        for (const owner of page) {
+          await actors.drop(owner);
+          await lifecycle.purgeCopy(owner);
+          owners++;
+        }
+      }
+      const declared = fields.list(scope.tenant).filter((f) => inScope({ tenant: scope.tenant, partition: f.partition_scope }, scope));
+      for (const field of declared) await fields.remove(scope.tenant, field.partition_scope, field.name);
+      return { owners, fields: declared.length };
+    },
+    jsonBodyLimit: config.http.jsonBodyLimit,
+  };
 }
 
 /** DATA_DIR holds tenant content in clear: made owner-only (0700), and said so when it was not. */

@@ -9,6 +9,7 @@ import type { Scope } from '../domain/scope.js';
 import type { GraphStore } from '../store/graph.js';
 import type { Store } from '../store/lmdb.js';
 import { ReembedRecords } from '../store/reembed.js';
+import { scopeMoving } from '../placement/scope-transfers.js';
 import { Mailbox, settled } from './mailbox.js';
 import { applyOperations, type BatchOperation, type BatchResult } from './owner-batch.js';
 import { OwnerDocuments, type DocumentWrites, type OwnerDocumentsDeps } from './owner-documents.js';
@@ -25,6 +26,12 @@ export interface OwnerActorDeps {
   graph: GraphStore;
   clock: Clock;
   documents: OwnerDocumentsDeps;
+  /**
+   * Whether the owner's scope is frozen for a move (src/placement/node-placement.ts): its writes are then
+   * refused when their turn comes, so a write that passed the HTTP check before the freeze cannot land
+   * after the move copied the owner.
+   */
+  frozen?: (scope: Scope) => boolean;
 }
 
 /**
@@ -256,7 +263,10 @@ export class OwnerActor {
     return this.mailbox.submit(() => {
       const keyed = this.deps.store.keys.prepare([tenant, partition ?? '', entityId]);
       return keyed ? keyed.then(prepare) : prepare();
-    }, apply);
+    }, (prepared) => {
+      if (this.deps.frozen?.(this.scope)) throw scopeMoving();
+      return apply(prepared);
+    });
   }
 
   /** Runs a fact command in this owner's order; the facts part writes what it decided (see the class comment). */

@@ -110,6 +110,15 @@ export class ActorRegistry {
     await actor.discard();
   }
 
+  /** How many owners matching `which` have work in flight (a move waits for none before it copies them). */
+  busyWhere(which: (scope: Scope) => boolean): number {
+    let busy = 0;
+    for (const actor of [...this.draining.values(), ...[...this.cache.values()].map((entry) => entry.actor)]) {
+      if (actor.busy && which(actor.scope)) busy++;
+    }
+    return busy;
+  }
+
   /** Waits for the work in flight of every actor, then drops them all, writing vector indexes back (shutdown). */
   async close(): Promise<void> {
     const actors = [...this.draining.values(), ...[...this.cache.values()].map((entry) => entry.actor)];

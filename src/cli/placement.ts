@@ -1,14 +1,16 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine, runTool, UsageError } from './command-line.js';
 import { readKeyRing } from '../auth/key-file.js';
 import { KeysFileSchema } from '../auth/keys.js';
 import { balancerErrorFile, keysMapEntries, keysMapText, renderHaproxyConfig, type NodeAddress } from '../placement/haproxy-config.js';
-import { replaceMap, setMapEntry } from '../placement/haproxy-runtime.js';
+import { replaceMap } from '../placement/haproxy-runtime.js';
+import { switchScope, writeAtomically } from '../placement/map-file.js';
+import { moveScope } from '../placement/move-scope.js';
 import { NODE_ID, PlacementMap } from '../placement/placement-map.js';
 import { rendezvousSlots } from '../placement/rendezvous.js';
-import { placementDigest, placementKey } from '../placement/scope-key.js';
+import { placementKey } from '../placement/scope-key.js';
 
 const USAGE = `usage: npm run placement -- <command> [options]   (docs/scale-out.md)
   init  --nodes <id>=<host:port>,...  --out <dir>  [--keys <API_KEYS_FILE>] [--slots 64] [--bind 127.0.0.1:8080] [--runtime-api <socket or host:port>]
@@ -18,7 +20,9 @@ const USAGE = `usage: npm run placement -- <command> [options]   (docs/scale-out
   where --map <file> [--keys <API_KEYS_FILE>] --tenant <t> [--partition <p>]
         prints the node that hosts a scope
   pin   --map <file> [--keys <API_KEYS_FILE>] --tenant <t> [--partition <p>] --node <id> [--runtime-api <address>]
-        gives a scope a line of its own in the map file (nodes read it within a second), and in the running HAProxy`;
+        gives a scope a line of its own in the map file (nodes read it within a second), and in the running HAProxy
+  move  --map <file> [--keys <API_KEYS_FILE>] --tenant <t> [--partition <p>] --to <id> --nodes <id>=<host:port>,... [--runtime-api <address>]
+        (npm run move-scope; ENGRAM_ADMIN_KEY: an admin key of the tenant) moves a scope and its data to another node`;
 
 /** The template beside src/ (under tsx) or beside dist/ (the built CLI). */
 function templatePath(): string {
@@ -55,8 +59,24 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'pin':
       return pin(resolve(required('map')), scopeKey(keys(), required('tenant'), values.partition), required('node'), values['runtime-api']);
+    case 'move': {
+      const adminKey = process.env.ENGRAM_ADMIN_KEY;
+      if (adminKey === undefined) throw new UsageError('ENGRAM_ADMIN_KEY is required: an admin key of the tenant (kept out of the command line, which other users can see)');
+      const nodes = Object.fromEntries(parseNodes(required('nodes')).map((n) => [n.id, `http://${n.address}`]));
+      const report = await moveScope({
+        key: scopeKey(keys(), required('tenant'), values.partition),
+        partition: values.partition,
+        to: required('to'),
+        nodes,
+        adminKey,
+        mapFile: resolve(required('map')),
+        ...(values['runtime-api'] === undefined ? {} : { runtimeApi: values['runtime-api'] }),
+        print: (line) => process.stdout.write(`${line}\n`),
+      });
+      return void process.stdout.write(`${JSON.stringify(report)}\n`);
+    }
     default:
-      throw new UsageError(command === undefined ? 'a command is required: init, keys, where or pin' : `unknown command "${command}"`);
+      throw new UsageError(command === undefined ? 'a command is required: init, keys, where, pin or move' : `unknown command "${command}"`);
   }
 }
 
@@ -102,10 +122,7 @@ function writeKeysMapFile(out: string, keysFile: string): Array<[string, string]
 
 async function pin(mapFile: string, key: string, node: string, runtimeApi: string | undefined): Promise<void> {
   if (!NODE_ID.test(node)) throw new UsageError(`--node must match ${NODE_ID.source}`);
-  const map = PlacementMap.parse(readFileSync(mapFile, 'utf8')).withScope(key, node);
-  // The balancer first: from then on new requests go to the new node; then the file, which the nodes follow.
-  if (runtimeApi !== undefined) await setMapEntry(runtimeAddress(runtimeApi), mapFile, placementDigest(key), node);
-  writeAtomically(mapFile, map.format());
+  await switchScope(mapFile, key, node, runtimeApi);
   process.stdout.write(`${key} -> ${node}\n`);
 }
 
@@ -133,13 +150,6 @@ function runtimeAddress(address: string): string {
   return address.replace(/^ipv4@/, '');
 }
 
-/** Written beside, then renamed over: a reader (HAProxy, a node) sees the old file or the new one, whole. */
-function writeAtomically(file: string, text: string, mode = 0o644): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode });
-  renameSync(temp, file);
-}
 
 const OPTIONS = {
   nodes: { type: 'string' },
@@ -152,6 +162,7 @@ const OPTIONS = {
   tenant: { type: 'string' },
   partition: { type: 'string' },
   node: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -18,6 +18,7 @@ import { registerErasureRoutes } from './routes/erasure.js';
 import { registerMediaRoutes } from './routes/media.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerOwnerTransferRoutes } from './routes/owner-transfer.js';
+import { createScopeTransferRouter } from './routes/scope-transfer.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerFactRoutes } from './routes/facts.js';
 import { registerGraphRoute } from './routes/graph.js';
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(authenticate(deps.keys));
   if (deps.placement) app.use(hostedScopesOnly(deps.placement));
   app.use(rateLimit(deps.clock));
+  // The operator's routes of a move, with several nodes only: not part of the API document (their own file says why).
+  if (deps.scopeTransfers) app.use(createScopeTransferRouter(deps.scopeTransfers).routes());
   app.use(root.allowedMethods());
   app.use(root.routes());
   return app;

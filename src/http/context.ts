@@ -7,7 +7,9 @@ import type { ActorRegistry } from '../actors/registry.js';
 import type { KeyLookup, Principal } from '../auth/keys.js';
 import type { Clock } from '../clock.js';
 import type { DocumentFieldValues, StoredDocument } from '../domain/documents.js';
-import type { Scope, TenantScope } from '../domain/scope.js';
+import type { Scope } from '../domain/scope.js';
+import type { NodePlacement } from '../placement/node-placement.js';
+import type { ScopeTransferDeps } from '../placement/transfer-port.js';
 import type { JobsPort } from '../jobs/port.js';
 import type { ListCursors } from './list-cursors.js';
 import type { Logger } from '../log.js';
@@ -57,7 +59,9 @@ export interface AppDeps {
   /** Owners being erased or imported: reads find nothing of them, writes answer 409 (src/http/scope.ts). */
   holds?: { holdOf(scope: Scope): OwnerHold | undefined };
   /** With a placement map (several nodes): refuses with 421 the scopes another node hosts (src/http/middleware/placement.ts). */
-  placement?: { assertHosted(scope: TenantScope): void };
+  placement?: NodePlacement;
+  /** With a placement map: the operator's routes of a move (src/http/routes/scope-transfer.ts). */
+  scopeTransfers?: ScopeTransferDeps;
   /** Origins allowed to call from a browser (CORS_ORIGINS, `*` for any); none when absent or empty. */
   corsOrigins?: readonly string[];
   /** The node's metrics and the key `GET /metrics` takes on this port (src/http/middleware/metrics.ts); absent when off. */

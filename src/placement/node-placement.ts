@@ -1,9 +1,10 @@
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { TenantScope } from '../domain/scope.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { PlacementMap } from './placement-map.js';
 import { placementKey } from './scope-key.js';
+import type { ScopeTransfers, TransferState } from './scope-transfers.js';
 
 /** How often a node looks at the placement map file for a change (a move switches a line there). */
 const WATCH_INTERVAL_MS = 1000;
@@ -16,15 +17,20 @@ const WATCH_INTERVAL_MS = 1000;
  */
 export class NodePlacement {
   private map: PlacementMap | null;
+  /** The file's modification time and size when it was last read: a change of either is read again. */
+  private seen = { mtimeMs: 0, size: 0 };
+  private watcher: NodeJS.Timeout | undefined;
 
   constructor(
     readonly nodeId: string,
     private readonly file: string | undefined,
     /** Whether a tenant is placed by partition (it has a multi-tenant key) rather than whole. */
-    private readonly byPartition: (tenant: string) => boolean,
+    readonly byPartition: (tenant: string) => boolean,
     private readonly log: Logger,
+    /** Scopes this node is handing over or taking during a move; none without them. */
+    readonly transfers?: ScopeTransfers,
   ) {
-    this.map = file === undefined ? null : PlacementMap.parse(readFileSync(file, 'utf8'));
+    this.map = file === undefined ? null : this.read(file);
     if (this.map && !this.map.nodes().includes(nodeId)) {
       log.warn({ node: nodeId, nodes: this.map.nodes() }, 'the placement map places no scope on this node');
     }
@@ -40,27 +46,62 @@ export class NodePlacement {
     return placementKey(scope, this.byPartition(scope.tenant));
   }
 
-  /** Throws 421 `misdirected` when the scope is hosted by another node. */
+  /** Where the scope stands on this node in a move (`none` outside one). */
+  transferOf(scope: TenantScope): TransferState {
+    return this.transfers?.stateOf(this.keyOf(scope)) ?? 'none';
+  }
+
+  /** Whether this node serves the scope: it hosts it by the map (and is not handing it over), or has just taken it. */
+  serves(scope: TenantScope): boolean {
+    const state = this.transferOf(scope);
+    return state === 'received' || (state === 'none' && this.hostOf(scope) === this.nodeId);
+  }
+
+  /** Whether writes to the scope are refused here: it is being handed over. */
+  frozen(scope: TenantScope): boolean {
+    return this.transferOf(scope) === 'frozen';
+  }
+
+  /**
+   * Throws 421 `misdirected` unless this node serves the scope: what an activity on owner data checks
+   * first, so a job's step runs only where the scope is (its workflow then looks up the node again).
+   */
   assertHosted(scope: TenantScope): void {
-    const host = this.hostOf(scope);
-    if (host !== this.nodeId) {
-      throw new AppError('misdirected', `this scope is hosted by node ${host}, not by this node (${this.nodeId}); send it through the balancer`);
-    }
+    if (this.serves(scope)) return;
+    if (this.frozen(scope)) throw new AppError('misdirected', `this scope is being moved from this node (${this.nodeId}) to another`);
+    throw this.misdirected(scope);
+  }
+
+  /** The 421 for a scope another node hosts. */
+  misdirected(scope: TenantScope): AppError {
+    return new AppError('misdirected', `this scope is hosted by node ${this.hostOf(scope)}, not by this node (${this.nodeId}); send it through the balancer`);
   }
 
   /** Reads the file again; throws (keeping the map) when it cannot be read or is invalid. */
   reload(): void {
     if (this.file === undefined) return;
-    this.map = PlacementMap.parse(readFileSync(this.file, 'utf8'));
+    this.map = this.read(this.file);
   }
 
-  /** Follows the file: a change is read within a second. */
+  /** Follows the file: a change (a move renames a new map over it) is read within a second. */
   watch(): void {
-    if (this.file === undefined) return;
-    watchFile(this.file, { interval: WATCH_INTERVAL_MS, persistent: false }, (now, before) => {
-      if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
-      this.reloadLogged();
-    });
+    const { file } = this;
+    if (file === undefined || this.watcher) return;
+    this.watcher = setInterval(() => {
+      try {
+        const { mtimeMs, size } = statSync(file);
+        if (mtimeMs !== this.seen.mtimeMs || size !== this.seen.size) this.reloadLogged();
+      } catch (error) {
+        this.log.warn({ file, reason: error instanceof Error ? error.message : String(error) }, 'placement map not readable; the previous map stays in use');
+      }
+    }, WATCH_INTERVAL_MS).unref();
+  }
+
+  /** Reads and parses the map, remembering the file's state first, so a change made meanwhile is read again. */
+  private read(file: string): PlacementMap {
+    const { mtimeMs, size } = statSync(file);
+    this.seen = { mtimeMs, size };
+    return PlacementMap.parse(readFileSync(file, 'utf8'));
   }
 
   /** `reload`, with the outcome in the log. */
@@ -74,6 +115,7 @@ export class NodePlacement {
   }
 
   close(): void {
-    if (this.file !== undefined) unwatchFile(this.file);
+    clearInterval(this.watcher);
+    this.watcher = undefined;
   }
 }

@@ -36,8 +36,10 @@ export interface Cluster {
   start(id: string): Promise<void>;
   /** SIGKILL: the node is gone at once, as a crashed machine is. */
   kill(id: string): Promise<void>;
-  /** Runs `npm run placement -- <args>` (from the sources) and answers what it printed. */
-  placement(args: string[]): Promise<string>;
+  /** Runs `npm run placement -- <args>` (from the sources), with `env` added, and answers what it printed. */
+  placement(args: string[], env?: Record<string, string>): Promise<string>;
+  /** `--nodes` as the placement CLI takes it: `<id>=127.0.0.1:<port>,...`. */
+  nodeList: string;
   stop(): Promise<void>;
 }
 
@@ -62,8 +64,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   options.nodes.forEach((id, i) => (nodes[id] = { id, port: ports[i]!, url: `http://127.0.0.1:${ports[i]}`, process: null }));
   const out = join(dir, 'haproxy');
   const runtimeApi = `127.0.0.1:${runtimePort}`;
-  const placement = async (args: string[]): Promise<string> => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/placement.ts', ...args], { cwd: ROOT, env: { ...process.env, API_KEYS_FILE: keysFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const placement = async (args: string[], env: Record<string, string> = {}): Promise<string> => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/placement.ts', ...args], { cwd: ROOT, env: { ...process.env, API_KEYS_FILE: keysFile, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += String(c)));
@@ -119,7 +121,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     haproxy.stderr!.on('data', (c) => (haproxyErr += String(c)));
     const url = `http://127.0.0.1:${balancerPort}`;
     await waitFor(async () => (await fetch(`${url}/status`).catch(() => null))?.status === 200, 15_000, () => `HAProxy did not answer: ${haproxyErr}`);
-    return { url, nodes, dir, mapFile, keysFile, runtimeApi, taskQueue: options.taskQueue, start, kill, placement, stop };
+    return { url, nodes, dir, mapFile, keysFile, runtimeApi, taskQueue: options.taskQueue, start, kill, placement, nodeList, stop };
   } catch (error) {
     await stop();
     throw error;

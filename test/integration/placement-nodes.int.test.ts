@@ -103,4 +103,38 @@ describe('two nodes, one task queue', () => {
     writeFileSync(mapA, initial.format());
     expect(await handle.result()).toEqual({ active_facts_before: 3, active_facts_after: 2, retracted: 1 } satisfies ConsolidateResult);
   });
+
+  it('lets only an admin key move a scope, and only from the node that serves it', async () => {
+    const transfer = (node: TestService, key: string, state?: string) =>
+      node.call(state === undefined ? 'GET' : 'PUT', '/v1/admin/scopes/transfer', { key, ...(state === undefined ? {} : { body: { state } }) });
+    expect((await transfer(nodes['node-a'], KEYS.acme)).status).toBe(401);
+    expect((await transfer(nodes['node-a'], KEYS.acmeAdmin)).body).toEqual({ node: 'node-a', host: 'node-a', state: 'none', busy_owners: 0, held_owners: 0 });
+    // acme is node-a's: node-b can neither freeze it nor give up a copy it does not serve... but may receive it.
+    expect((await transfer(nodes['node-b'], KEYS.acmeAdmin, 'frozen')).status).toBe(409);
+    expect((await nodes['node-a'].call('DELETE', '/v1/admin/scopes/copy', { key: KEYS.acmeAdmin })).status).toBe(409);
+    expect((await transfer(nodes['node-a'], KEYS.acmeAdmin, 'receiving')).status).toBe(409);
+    expect((await transfer(nodes['node-a'], KEYS.acmeAdmin, 'bogus')).status).toBe(400);
+  });
+
+  it('freezes a scope for a move: reads go on, every write answers 503 with Retry-After, then writes resume when unfrozen', async () => {
+    const query = owner(null, `user-${randomUUID()}`);
+    await seed(nodes['node-a'], KEYS.acme, query);
+    const put = (state: string) => nodes['node-a'].call('PUT', '/v1/admin/scopes/transfer', { key: KEYS.acmeAdmin, body: { state } });
+    expect((await put('frozen')).body).toMatchObject({ state: 'frozen', host: 'node-a' });
+    try {
+      expect((await nodes['node-a'].call('GET', `/v1/memory/facts?${query}`)).body.facts).toHaveLength(3);
+      expect((await nodes['node-a'].call('POST', '/v1/query', { body: {} })).status).toBe(200);
+      const refused = await nodes['node-a'].call('POST', `/v1/memory/facts?${query}`, { body: { predicate: 'likes', value: 'late', cardinality: 'multi' } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect((await nodes['node-a'].call('POST', `/v1/documents?${query}`, { body: { content: 'late' } })).status).toBe(503);
+      // A write that got past the HTTP check before the freeze is refused when its turn comes in the owner's queue.
+      const actor = nodes['node-a'].deps.actors.actorFor({ tenant: 'acme', partition: null, entityId: query.split('=')[1]! });
+      await expect(actor.upsertEntity({ entity_type: 'person' } as never)).rejects.toMatchObject({ code: 'unavailable' });
+    } finally {
+      expect((await put('none')).body.state).toBe('none');
+    }
+    expect((await nodes['node-a'].call('POST', `/v1/memory/facts?${query}`, { body: { predicate: 'likes', value: 'later', cardinality: 'multi' } })).status).toBe(201);
+    expect((await nodes['node-a'].call('GET', `/v1/memory/facts?${query}`)).body.facts).toHaveLength(4);
+  });
 });

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ownerRef, type ConsolidateInput } from '../../src/jobs/contract.js';
@@ -17,12 +20,14 @@ const KEYS = {
   globex: 'sk_scale_globex_0123456789abcdef',
   initech: 'sk_scale_initech_0123456789abcdef',
   platform: 'sk_scale_platform_0123456789abcdef',
+  platformAdmin: 'sk_scale_platform_admin_0123456789abcdef',
 };
 const keys = [
   { key: KEYS.acme, tenant: 'acme' },
   { key: KEYS.globex, tenant: 'globex' },
   { key: KEYS.initech, tenant: 'initech' },
   { key: KEYS.platform, tenant: 'platform', multi_tenant: true },
+  { key: KEYS.platformAdmin, tenant: 'platform', multi_tenant: true, admin: true },
 ];
 
 /** The scopes the flows run in: three tenants placed whole, and six partitions of a multi-tenant key. */
@@ -36,10 +41,22 @@ const SCOPES = [
 let cluster: Cluster;
 let lone: ServiceProcess;
 let temporal: Connection;
+let provider: Server;
+const CAPTION = 'A horizontal gradient from red to blue, like a sunset sky.';
 
 beforeAll(async () => {
   const temporalAddress = inject('temporalAddress');
-  cluster = await startCluster({ nodes: ['node-a', 'node-b', 'node-c'], keys, temporalAddress, taskQueue: `scale-out-${randomUUID()}` });
+  // A loopback captioning provider (OpenAI-compatible chat completions), the same for every node.
+  provider = createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: CAPTION } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  const yaml = join(mkdtempSync(join(tmpdir(), 'engram-scale-out-')), 'temporal.yaml');
+  writeFileSync(yaml, ['media:', '  routes:', `    - { name: stub-vision, kind: caption, url: "http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1", model: vision-1 }`].join('\n'));
+  cluster = await startCluster({ nodes: ['node-a', 'node-b', 'node-c'], keys, temporalAddress, taskQueue: `scale-out-${randomUUID()}`, env: { TEMPORAL_CONFIG: yaml } });
   // The reference: one node alone, no map, the same keys.
   lone = await spawnService(
     { API_KEYS_FILE: cluster.keysFile, DATA_DIR: `${cluster.dir}/lone`, TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: `scale-out-lone-${randomUUID()}` },
@@ -52,7 +69,18 @@ afterAll(async () => {
   lone?.child.kill('SIGTERM');
   await lone?.exited;
   await cluster?.stop();
+  provider?.close();
 });
+
+/** The task queues a job's activities were scheduled on (its local placement lookups aside). */
+async function activityQueues(workflowId: string): Promise<string[]> {
+  const history = await new Client({ connection: temporal }).workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.taskQueue?.name ? [e.activityTaskScheduledEventAttributes.taskQueue.name] : []));
+}
+
+const hostOf = async (scope: (typeof SCOPES)[number]) =>
+  (await cluster.placement(['where', '--map', cluster.mapFile, '--tenant', scope.tenant, ...(scope.partition === null ? [] : ['--partition', scope.partition])])).trim();
+const jobId = (job: string, scope: (typeof SCOPES)[number], owner: string) => `${job}/${scope.tenant}/${scope.partition ?? ''}/${owner}`;
 
 const partitionQuery = (partition: string | null) => (partition === null ? '' : `&partition=${partition}`);
 
@@ -133,15 +161,25 @@ describe('three nodes behind HAProxy', () => {
     expect(hosts.size).toBeGreaterThanOrEqual(2);
   });
 
-  it('consolidates owners of every node on their own node: all of them retract what they should', async () => {
-    const owners = SCOPES.flatMap((scope) => [0, 1].map(() => ({ scope, q: `entity_id=owner-${randomUUID()}${partitionQuery(scope.partition)}` })));
-    for (const { scope, q } of owners) {
+  it('consolidates and captions owners of every node on their own node: all of them retract what they should', async () => {
+    const owners = SCOPES.flatMap((scope) => [0, 1].map(() => ({ scope, owner: `owner-${randomUUID()}` })));
+    const query = ({ scope, owner }: (typeof owners)[number]) => `entity_id=${owner}${partitionQuery(scope.partition)}`;
+    for (const o of owners) {
       for (const value of ['Green Tea', ' green TEA ', 'coffee']) {
-        expect((await keyedCall(scope.key)(cluster.url, 'POST', `/v1/memory/facts?${q}`, { predicate: 'likes', value, cardinality: 'multi' })).status).toBe(201);
+        expect((await keyedCall(o.scope.key)(cluster.url, 'POST', `/v1/memory/facts?${query(o)}`, { predicate: 'likes', value, cardinality: 'multi' })).status).toBe(201);
       }
     }
-    const reports = await Promise.all(owners.map(({ scope, q }) => keyedCall(scope.key)(cluster.url, 'POST', `/v1/memory/consolidate?${q}`)));
+    const reports = await Promise.all(owners.map((o) => keyedCall(o.scope.key)(cluster.url, 'POST', `/v1/memory/consolidate?${query(o)}`)));
     for (const res of reports) expect(res.body).toEqual({ active_facts_before: 3, active_facts_after: 2, retracted: 1 });
+    const image = readFileSync(new URL('../fixtures/media/image.png', import.meta.url)).toString('base64');
+    for (const o of owners.filter((_, i) => i % 2 === 0)) {
+      const host = await hostOf(o.scope);
+      expect(await activityQueues(jobId('consolidate', o.scope, o.owner))).toEqual([`${cluster.taskQueue}.${host}`]);
+      const media = await keyedCall(o.scope.key)(cluster.url, 'POST', `/v1/memory/media?${query(o)}`, { modality: 'image', content_type: 'image/png', data_base64: image });
+      expect(media.status).toBe(201);
+      expect(media.body.derived_text).toBe(CAPTION);
+      expect(await activityQueues(`${jobId('caption-media', o.scope, o.owner)}/${media.body.doc_id}`)).toEqual([`${cluster.taskQueue}.${host}`]);
+    }
   });
 
   it('routes a key added later to its tenant\'s node once the keys are reloaded, on the nodes (SIGHUP) and in HAProxy (runtime API)', async () => {
@@ -157,8 +195,6 @@ describe('three nodes behind HAProxy', () => {
   });
 
   it('answers 503 for the scopes of a node that is down, keeps the others fully working, and resumes its queued jobs when it returns', async () => {
-    const hostOf = async (scope: (typeof SCOPES)[number]) =>
-      (await cluster.placement(['where', '--map', cluster.mapFile, '--tenant', scope.tenant, ...(scope.partition === null ? [] : ['--partition', scope.partition])])).trim();
     const placed = await Promise.all(SCOPES.map(async (scope) => ({ scope, host: await hostOf(scope) })));
     const victim = placed[0]!.host;
     const down = placed.filter((p) => p.host === victim);
@@ -195,5 +231,72 @@ describe('three nodes behind HAProxy', () => {
     const facts = await keyedCall(waiting.scope.key)(cluster.url, 'GET', `/v1/memory/facts?${waitingQ}`);
     expect(facts.status).toBe(200);
     expect(facts.body.facts).toHaveLength(1);
+  });
+
+  it('moves a scope to another node under a steady write load: nothing acknowledged is lost, and reads never fail', async () => {
+    const partition = `moving-${randomUUID().slice(0, 8)}`;
+    const call = keyedCall(KEYS.platform);
+    const q = (owner: string) => `entity_id=${owner}&partition=${partition}`;
+    const from = (await cluster.placement(['where', '--map', cluster.mapFile, '--tenant', 'platform', '--partition', partition])).trim();
+    const to = Object.keys(cluster.nodes).find((id) => id !== from)!;
+    const owners = ['u0', 'u1', 'u2', 'u3'];
+    expect((await call(cluster.url, 'PUT', `/v1/schema/fields?partition=${partition}`, { fields: [{ name: 'priority', type: 'int', source: { metadata: 'priority' } }] })).status).toBe(200);
+    for (const owner of owners) {
+      expect((await call(cluster.url, 'POST', `/v1/documents?${q(owner)}`, { content: `The orchids of ${owner} need water on Thursday.`, metadata: { priority: 3 } })).status).toBe(201);
+    }
+
+    // Writers assert facts without pause, each retried after a 503 until acknowledged; a reader lists facts.
+    const acknowledged: Array<{ owner: string; fact_id: string }> = [];
+    const readStatuses: number[] = [];
+    let writing = true;
+    const writer = async (w: number) => {
+      for (let n = 0; writing; n++) {
+        const owner = owners[(w + n) % owners.length]!;
+        for (;;) {
+          const res = await call(cluster.url, 'POST', `/v1/memory/facts?${q(owner)}`, { predicate: 'note', value: `w${w}-${n}`, cardinality: 'multi' });
+          if (res.status === 201) {
+            acknowledged.push({ owner, fact_id: res.body.fact_id });
+            break;
+          }
+          expect(res.status, JSON.stringify(res.body)).toBe(503);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    };
+    const reader = async () => {
+      while (writing) readStatuses.push((await call(cluster.url, 'GET', `/v1/memory/facts?${q('u0')}&limit=5`)).status);
+    };
+    const load = Promise.all([writer(0), writer(1), writer(2), reader()]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = acknowledged.length;
+    const moved = await cluster.placement(
+      ['move', '--map', cluster.mapFile, '--tenant', 'platform', '--partition', partition, '--to', to, '--nodes', cluster.nodeList, '--runtime-api', cluster.runtimeApi],
+      { ENGRAM_ADMIN_KEY: KEYS.platformAdmin },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    writing = false;
+    await load;
+
+    const report = JSON.parse(moved.trim().split('\n').at(-1)!);
+    expect(report).toMatchObject({ from, to, owners: 4, fields: 1 });
+    expect(before).toBeGreaterThan(0);
+    expect(acknowledged.length).toBeGreaterThan(before);
+    expect(readStatuses.length).toBeGreaterThan(0);
+    expect(readStatuses.every((status) => status === 200)).toBe(true);
+    // Every acknowledged fact is on the new node, through the balancer, which now routes there.
+    for (const owner of owners) {
+      const res = await fetch(`${cluster.url}/v1/memory/facts?${q(owner)}&limit=1000`, { headers: { authorization: `Bearer ${KEYS.platform}` } });
+      expect(res.headers.get('x-engram-node')).toBe(to);
+      const held = new Set(((await res.json()) as { facts: Array<{ fact_id: string }> }).facts.map((f) => f.fact_id));
+      for (const fact of acknowledged.filter((a) => a.owner === owner)) expect(held.has(fact.fact_id), fact.fact_id).toBe(true);
+    }
+    // The documents came with their vectors and their field: search and queries answer on the new node.
+    const search = await call(cluster.url, 'GET', `/v1/search?${q('u2')}&q=${encodeURIComponent('orchids water')}`);
+    expect(search.body.results[0].passage).toContain('orchids of u2');
+    expect((await call(cluster.url, 'POST', `/v1/query?partition=${partition}`, { filter: { field: 'priority', op: 'eq', value: 3 } })).body.total).toBe(4);
+    // The old node keeps nothing of the scope, and refuses it as another node's.
+    expect((await call(cluster.nodes[from]!.url, 'GET', `/v1/memory/facts?${q('u0')}`)).status).toBe(421);
+    const leftover = await keyedCall(KEYS.platformAdmin)(cluster.nodes[from]!.url, 'GET', `/v1/admin/scopes/owners?partition=${partition}`);
+    expect(leftover.body.owners).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { NodePlacement } from '../../src/placement/node-placement.js';
 import { PlacementMap } from '../../src/placement/placement-map.js';
 import { placementDigest, placementKey, placementSlot } from '../../src/placement/scope-key.js';
+import { ScopeTransfers } from '../../src/placement/scope-transfers.js';
 
 const log = createLogger('silent');
 
@@ -115,6 +116,24 @@ describe('NodePlacement', () => {
       await expect.poll(() => here.hostOf({ tenant: 'acme', partition: null }), { timeout: 5000, interval: 100 }).toBe('node-b');
     } finally {
       here.close();
+    }
+  });
+});
+
+describe('ScopeTransfers', () => {
+  it('keeps a scope\'s move state across a restart (a frozen scope stays frozen)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-transfers-'));
+    try {
+      const transfers = new ScopeTransfers(dir);
+      expect(transfers.stateOf('acme')).toBe('none');
+      transfers.set('acme', 'frozen');
+      transfers.set('platform/p1', 'receiving');
+      transfers.set('platform/p1', 'none');
+      const reopened = new ScopeTransfers(dir);
+      expect(reopened.stateOf('acme')).toBe('frozen');
+      expect(reopened.stateOf('platform/p1')).toBe('none');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
