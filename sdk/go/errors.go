@@ -54,6 +54,7 @@ var (
 	ErrGone                       error = &codeError{ErrorCodeGone}
 	ErrPayloadTooLarge            error = &codeError{ErrorCodePayloadTooLarge}
 	ErrMediaProcessingUnavailable error = &codeError{ErrorCodeMediaProcessingUnavailable}
+	ErrMisdirected                error = &codeError{ErrorCodeMisdirected}
 	ErrRateLimited                error = &codeError{ErrorCodeRateLimited}
 	ErrInternal                   error = &codeError{ErrorCodeInternal}
 	ErrProviderError              error = &codeError{ErrorCodeProviderError}
@@ -63,7 +64,7 @@ var (
 // codeOfStatus names answers without an error body (a proxy's 502 page), so errors.Is still works.
 var codeOfStatus = map[int]ErrorCode{
 	400: ErrorCodeInvalidInput, 401: ErrorCodeUnauthorized, 404: ErrorCodeNotFound, 405: ErrorCodeMethodNotAllowed,
-	409: ErrorCodeConflict, 410: ErrorCodeGone, 413: ErrorCodePayloadTooLarge, 422: ErrorCodeMediaProcessingUnavailable,
+	409: ErrorCodeConflict, 410: ErrorCodeGone, 413: ErrorCodePayloadTooLarge, 421: ErrorCodeMisdirected, 422: ErrorCodeMediaProcessingUnavailable,
 	429: ErrorCodeRateLimited, 500: ErrorCodeInternal, 502: ErrorCodeProviderError, 503: ErrorCodeUnavailable,
 }
 

@@ -48,7 +48,7 @@ func TestEveryErrorCodeHasASentinel(t *testing.T) {
 		e := &Error{Code: code}
 		matched := 0
 		for _, s := range []error{ErrInvalidInput, ErrUnauthorized, ErrNotFound, ErrMethodNotAllowed, ErrConflict, ErrGone,
-			ErrPayloadTooLarge, ErrMediaProcessingUnavailable, ErrRateLimited, ErrInternal, ErrProviderError, ErrUnavailable} {
+			ErrPayloadTooLarge, ErrMediaProcessingUnavailable, ErrMisdirected, ErrRateLimited, ErrInternal, ErrProviderError, ErrUnavailable} {
 			if e.Is(s) {
 				matched++
 			}

@@ -104,13 +104,12 @@ export const errorClasses: Record<ErrorCode, ApiErrorClass> = {
   gone: GoneError,
   payload_too_large: PayloadTooLargeError,
   media_processing_unavailable: MediaProcessingUnavailableError,
+  misdirected: MisdirectedError,
   rate_limited: RateLimitedError,
   internal: InternalError,
   provider_error: ProviderError,
   unavailable: UnavailableError,
 };
-
-const extraClasses: Record<string, ApiErrorClass> = { misdirected: MisdirectedError };
 
 /** Builds the typed error for a failed answer; a body that is not the error shape still gives a useful error. */
 export function errorFromResponse(status: number, headers: Headers, body: unknown): ApiError {
@@ -118,7 +117,7 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   const code = typeof shaped.code === 'string' ? shaped.code : fallbackCode(status);
   const message = typeof shaped.error === 'string' ? shaped.error : `HTTP ${status}`;
   const requestId = typeof shaped.request_id === 'string' ? shaped.request_id : headers.get('x-request-id');
-  const Class = Object.hasOwn(errorClasses, code) ? errorClasses[code as ErrorCode] : (extraClasses[code] ?? ApiError);
+  const Class = Object.hasOwn(errorClasses, code) ? errorClasses[code as ErrorCode] : ApiError;
   return new Class({ status, code, message, requestId, headers });
 }
 
