@@ -24,7 +24,12 @@ export function spawnServer(
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const url = urlOf(line);
-      if (url) resolve({ url, child });
+      if (!url) return;
+      resolve({ url, child });
+      // From here on stdout is drained unread: the server writes its log as before, but the benchmark's
+      // process, which also runs the load generator, no longer splits and JSON-parses a line per request.
+      lines.close();
+      child.stdout!.resume();
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
   });

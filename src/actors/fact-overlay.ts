@@ -16,8 +16,8 @@ export interface FactPlanningView {
  */
 export class FactOverlay {
   readonly committed: FactIndex;
-  /** Newest staged version of each fact with writes in flight, and the batch that staged it. */
-  private readonly pending = new Map<string, { fact: Fact; seq: number }>();
+  /** Newest staged version of each fact with writes in flight, the batch that staged it, and its chain's key. */
+  private readonly pending = new Map<string, { fact: Fact; seq: number; chain: string }>();
   /** The ids in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
   private readonly pendingByChain = new Map<string, Set<string>>();
   private readonly staged = new Map<number, Fact[]>();
@@ -45,8 +45,8 @@ export class FactOverlay {
     const seq = this.nextSeq++;
     this.staged.set(seq, writes);
     for (const fact of writes) {
-      this.pending.set(fact.fact_id, { fact, seq });
       const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
+      this.pending.set(fact.fact_id, { fact, seq, chain: key });
       let ids = this.pendingByChain.get(key);
       if (!ids) this.pendingByChain.set(key, (ids = new Set()));
       ids.add(fact.fact_id);
@@ -134,12 +134,12 @@ export class FactOverlay {
     const writes = this.staged.get(seq) ?? [];
     this.staged.delete(seq);
     for (const fact of writes) {
-      if (this.pending.get(fact.fact_id)?.seq !== seq) continue;
+      const staged = this.pending.get(fact.fact_id);
+      if (staged?.seq !== seq) continue;
       this.pending.delete(fact.fact_id);
-      const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
-      const ids = this.pendingByChain.get(key)!;
+      const ids = this.pendingByChain.get(staged.chain)!;
       ids.delete(fact.fact_id);
-      if (ids.size === 0) this.pendingByChain.delete(key);
+      if (ids.size === 0) this.pendingByChain.delete(staged.chain);
     }
     return writes;
   }

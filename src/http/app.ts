@@ -4,11 +4,10 @@ import { assertPostsDeclared } from './idempotency.js';
 import { authenticate } from './middleware/auth.js';
 import { corsFor } from './middleware/cors.js';
 import { errorBody } from './middleware/errors.js';
+import { serveMetrics } from './middleware/metrics.js';
 import { hostedScopesOnly } from './middleware/placement.js';
-import { recordRequests, serveMetrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { requestId } from './middleware/request-id.js';
-import { requestLog } from './middleware/request-log.js';
+import { requestFrame } from './middleware/request-frame.js';
 import { versioning } from './middleware/versioning.js';
 import { createRouter, type AppRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
@@ -29,10 +28,11 @@ import { registerSchemaRoutes } from './routes/schema.js';
 import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 
 /**
- * Middleware order: owner holds into the state → request id → request log → request metrics (when on) →
- * error body → `GET /metrics` (with METRICS_KEY) → CORS (when
- * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth → placement (421
- * for a scope another node hosts, with several nodes) → rate limit → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
+ * Middleware order: the request's frame (owner holds into the state, request id, request log and metrics
+ * once answered) → error body → `GET /metrics` (with METRICS_KEY) → CORS (when
+ * CORS_ORIGINS allows any origin; a preflight is answered there, before auth) → versioning (aliases, sunset) → auth →
+ * placement (421 for a scope another node hosts, with several nodes) → rate limit → the operator's routes of a
+ * move (with several nodes) → allowed methods (405 with `Allow`) → routes. Routes are registered without the `/v1` prefix on
  * an inner router mounted at `/v1`.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -40,14 +40,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   const root = createRoutes(deps);
 
-  // What `ownerScope` reads: the owners held (erased or imported) hide from reads and refuse writes.
-  app.use((ctx, next) => {
-    ctx.state.holds = deps.holds;
-    return next();
-  });
-  app.use(requestId());
-  app.use(requestLog(deps.log, deps.ownerDigest));
-  if (deps.metrics) app.use(recordRequests(deps.metrics.registry));
+  app.use(requestFrame(deps));
   app.use(errorBody(deps.log));
   if (deps.metrics) app.use(serveMetrics(deps.metrics.registry, deps.metrics.key));
   const cors = corsFor(deps.corsOrigins);

@@ -23,6 +23,8 @@ export function parseQuery<T extends z.ZodType>(ctx: AppContext, schema: T): z.i
  */
 export function parseHeader<T extends z.ZodType>(ctx: AppContext, name: string, schema: T): z.infer<T> | undefined {
   const lower = name.toLowerCase();
+  // Node's parsed headers hold every header given at least once: absent there, absent from the raw ones.
+  if (ctx.req.headers[lower] === undefined) return undefined;
   const raw = ctx.req.rawHeaders;
   const values = raw.filter((value, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === lower);
   if (values.length === 0) return undefined;
@@ -44,11 +46,19 @@ export function parseParam<T extends z.ZodType>(value: unknown, name: string, sc
 export async function parseBody<T extends z.ZodType>(ctx: AppContext, schema: T, limitBytes: number): Promise<z.infer<T>> {
   const hasBody = ctx.request.length !== undefined ? ctx.request.length > 0 : ctx.get('Transfer-Encoding') !== '';
   if (!hasBody) return parseWith(schema, undefined, 'body');
-  if (!ctx.is('application/json')) throw invalidInput('request body must be JSON with Content-Type: application/json');
+  if (!isJson(ctx)) throw invalidInput('request body must be JSON with Content-Type: application/json');
   const text = decodeUtf8Body(await bodyBytes(ctx, limitBytes));
   const body = parseJsonObject(text);
   if (mayHoldIllFormedText(text)) assertWellFormedJson(body, (path) => formatPath(path) || 'body');
   return parseWith(schema, body, '');
+}
+
+/**
+ * Whether the body is declared JSON: the exact value clients send is recognised without parsing the
+ * header (type-is takes ~1 µs); any other value (another case, parameters) as type-is reads it.
+ */
+function isJson(ctx: AppContext): boolean {
+  return ctx.get('Content-Type') === 'application/json' || Boolean(ctx.is('application/json'));
 }
 
 /**
@@ -71,10 +81,17 @@ function mayHoldIllFormedText(text: string): boolean {
   return text.includes('\\u') || text.includes('__proto__');
 }
 
+/**
+ * Parses once without `reportInput`, which only the messages of a refusal read: asking for it costs ~1 µs
+ * per parse even when the input is valid (measured on the owner query and a fact body). A refused input
+ * is parsed again with it, for the message; schemas are pure, so the second parse refuses it the same way.
+ */
 function parseWith<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
-  const result = schema.safeParse(input, { reportInput: true });
+  const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw invalidInput(result.error.issues.slice(0, 3).map((issue) => describeIssue(issue, where)).join('; '));
+  const reported = schema.safeParse(input, { reportInput: true });
+  const issues = reported.success ? result.error.issues : reported.error.issues;
+  throw invalidInput(issues.slice(0, 3).map((issue) => describeIssue(issue, where)).join('; '));
 }
 
 /** Turns a zod issue into a message that names the field and the rule. */

@@ -2,18 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import type { AppState } from '../context.js';
+import type { AppContext, AppState } from '../context.js';
 import { routeTemplate } from './request-log.js';
 
-/** Every answered request into `engram_http_request_duration_seconds`, labelled by its route template, never its path. */
-export function recordRequests(metrics: Metrics): Middleware<AppState> {
-  return async (ctx, next) => {
-    const stop = metrics.httpRequests.startTimer();
-    ctx.res.once('close', () => {
-      stop({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(ctx.res.statusCode) });
-    });
-    await next();
-  };
+/** An answered request into `engram_http_request_duration_seconds`, labelled by its route template, never its path. */
+export function observeRequest(metrics: Metrics, ctx: AppContext, ms: number): void {
+  metrics.httpRequests.observe({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(ctx.res.statusCode) }, ms / 1000);
 }
 
 /**
