@@ -16,11 +16,11 @@ export interface FactPlanningView {
  */
 export class FactOverlay {
   readonly committed: FactIndex;
-  /** Newest staged version of each fact with writes in flight, the batch that staged it, and its chain's key. */
-  private readonly pending = new Map<string, { fact: Fact; seq: number; chain: string }>();
-  /** The ids in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
-  private readonly pendingByChain = new Map<string, Set<string>>();
-  private readonly staged = new Map<number, Fact[]>();
+  /**
+   * The writes in flight: made by the first one staged, dropped once none is left. Most resident owners have
+   * none in flight, and three maps each were ~0.5 KB of heap per resident owner (issue 16).
+   */
+  private flight: InFlight | null = null;
   private nextSeq = 0;
   /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on (made on first use). */
   private shown: Set<number> | null = null;
@@ -43,12 +43,13 @@ export class FactOverlay {
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
   stage(writes: Fact[]): number {
     const seq = this.nextSeq++;
-    this.staged.set(seq, writes);
+    const flight = (this.flight ??= { pending: new Map(), pendingByChain: new Map(), staged: new Map() });
+    flight.staged.set(seq, writes);
     for (const fact of writes) {
       const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
-      this.pending.set(fact.fact_id, { fact, seq, chain: key });
-      let ids = this.pendingByChain.get(key);
-      if (!ids) this.pendingByChain.set(key, (ids = new Set()));
+      flight.pending.set(fact.fact_id, { fact, seq, chain: key });
+      let ids = flight.pendingByChain.get(key);
+      if (!ids) flight.pendingByChain.set(key, (ids = new Set()));
       ids.add(fact.fact_id);
     }
     return seq;
@@ -64,12 +65,11 @@ export class FactOverlay {
    * of each fact reaches the committed index: the ones before it are replaced in the same instant.
    */
   settleAll(seqs: readonly number[]): void {
-    if (seqs.length === this.staged.size && seqs.every((seq) => this.staged.has(seq))) {
+    const flight = this.flight;
+    if (flight && seqs.length === flight.staged.size && seqs.every((seq) => flight.staged.has(seq))) {
       // Nothing else is in flight (a batch's case): the newest staged version of each fact is its last one.
-      for (const { fact } of this.pending.values()) this.committed.upsert(fact);
-      this.pending.clear();
-      this.pendingByChain.clear();
-      this.staged.clear();
+      for (const { fact } of flight.pending.values()) this.committed.upsert(fact);
+      this.flight = null;
       return;
     }
     const last = new Map<string, Fact>();
@@ -92,29 +92,31 @@ export class FactOverlay {
 
   readonly view: FactPlanningView = {
     get: (id) => {
-      const staged = this.pending.get(id);
+      const staged = this.flight?.pending.get(id);
       if (!staged) return this.committed.get(id);
       (this.shown ??= new Set()).add(staged.seq);
       return staged.fact;
     },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
       const key = chainKey(subjectType, subjectId, predicate);
-      const ids = this.pendingByChain.get(key);
-      if (!ids) return this.committed.neighbourhoodOf(key, at);
+      const pending = this.flight?.pending;
+      const ids = this.flight?.pendingByChain.get(key);
+      if (!pending || !ids) return this.committed.neighbourhoodOf(key, at);
       const inFlight = this.inFlight(ids);
       let laterInFlight = false;
       for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
       // The committed facts, each in its staged version when it has one, then the staged facts not among them.
       const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
-      for (let i = 0; i < found.length; i++) if (ids.has(found[i]!.fact_id)) found[i] = this.pending.get(found[i]!.fact_id)!.fact;
+      for (let i = 0; i < found.length; i++) if (ids.has(found[i]!.fact_id)) found[i] = pending.get(found[i]!.fact_id)!.fact;
       for (const f of inFlight) if (!this.committed.get(f.fact_id) || !found.some((c) => c.fact_id === f.fact_id)) found.push(f);
       return found;
     },
     activeFacts: () => {
-      if (this.pending.size === 0) return this.committed.activeFacts();
+      const pending = this.flight?.pending;
+      if (!pending || pending.size === 0) return this.committed.activeFacts();
       const found = new Map<string, Fact>();
       for (const f of this.committed.activeFacts()) found.set(f.fact_id, f);
-      for (const f of this.inFlight(this.pending.keys())) found.set(f.fact_id, f);
+      for (const f of this.inFlight(pending.keys())) found.set(f.fact_id, f);
       return [...found.values()].filter((f) => f.invalid_from === null).sort(byObservedDesc);
     },
   };
@@ -123,7 +125,7 @@ export class FactOverlay {
   private inFlight(ids: Iterable<string>): Fact[] {
     const out: Fact[] = [];
     for (const id of ids) {
-      const { fact, seq } = this.pending.get(id)!;
+      const { fact, seq } = this.flight!.pending.get(id)!;
       out.push(fact);
       (this.shown ??= new Set()).add(seq);
     }
@@ -131,16 +133,28 @@ export class FactOverlay {
   }
 
   private take(seq: number): Fact[] {
-    const writes = this.staged.get(seq) ?? [];
-    this.staged.delete(seq);
+    const flight = this.flight;
+    if (!flight) return [];
+    const writes = flight.staged.get(seq) ?? [];
+    flight.staged.delete(seq);
     for (const fact of writes) {
-      const staged = this.pending.get(fact.fact_id);
+      const staged = flight.pending.get(fact.fact_id);
       if (staged?.seq !== seq) continue;
-      this.pending.delete(fact.fact_id);
-      const ids = this.pendingByChain.get(staged.chain)!;
+      flight.pending.delete(fact.fact_id);
+      const ids = flight.pendingByChain.get(staged.chain)!;
       ids.delete(fact.fact_id);
-      if (ids.size === 0) this.pendingByChain.delete(staged.chain);
+      if (ids.size === 0) flight.pendingByChain.delete(staged.chain);
     }
+    // Every pending version belongs to a staged batch: with none left, nothing is in flight.
+    if (flight.staged.size === 0) this.flight = null;
     return writes;
   }
+}
+
+interface InFlight {
+  /** Newest staged version of each fact with writes in flight, the batch that staged it, and its chain's key. */
+  pending: Map<string, { fact: Fact; seq: number; chain: string }>;
+  /** The ids in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
+  pendingByChain: Map<string, Set<string>>;
+  staged: Map<number, Fact[]>;
 }

@@ -70,14 +70,16 @@ export interface DocumentSearchResult {
 
 /**
  * The documents part of an owner's actor, with the owner's vector and lexical indexes, which it owns: opened from LMDB
- * on first use, closed (its changed file written back) when the actor is evicted or the node stops.
+ * on first search (or hard delete), closed (its changed file written back) when the actor is evicted or the node stops.
  * Writes embed first (outside the transaction, so one owner's uploads embed in parallel), then commit the
- * document, its passages and every write hook in one transaction, and only then touch the index, so a 201
- * is searchable and a failed write leaves the index untouched. Searches read the index directly.
+ * document, its passages and every write hook in one transaction, and only then touch the indexes when they
+ * are open, so a 201 is searchable and a failed write leaves the index untouched. Searches read the index directly.
  */
 export class OwnerDocuments {
   private index: Promise<OwnerIndexes> | undefined;
   private loaded: OwnerIndexes | undefined;
+  /** Passages committed while the indexes were closed (see `indexDoc`). */
+  private unindexed = 0;
 
   constructor(
     private readonly scope: Scope,
@@ -230,6 +232,7 @@ export class OwnerDocuments {
     const opening = this.index;
     this.index = undefined;
     this.loaded = undefined;
+    this.unindexed = 0;
     await (await opening?.catch(() => undefined))?.vector.close(persist);
   }
 
@@ -253,7 +256,19 @@ export class OwnerDocuments {
     return doc;
   }
 
+  /**
+   * Applies a committed write to the owner's indexes when they are open (or opening: they then take it once
+   * filled). Closed indexes stay closed (whenever they open, they are filled from LMDB, which holds the write
+   * already) until the passages written meanwhile could take the vector index past exact search: an owner
+   * ingesting that much gets its hnswlib index built, and checkpointed, as it grows. A new owner's first
+   * document used to open them, reading back what it had just written, for an owner seldom searched while
+   * it is resident (issue 16).
+   */
   private async indexDoc(doc: StoredDocument, passages?: Array<{ label: number; vector: Float32Array; text: string }>): Promise<void> {
+    if (!this.index) {
+      this.unindexed += passages?.length ?? 0;
+      if (this.unindexed <= this.deps.indexes.exactMax) return;
+    }
     const indexes = await this.indexes();
     for (const { label, text } of passages ?? []) indexes.lexical.add(label, doc.doc_id, text);
     indexes.vector.putDoc(doc.doc_id, { modality: doc.modality, readers: doc.readers, deleted: doc.deleted_at !== null }, passages);

@@ -38,8 +38,8 @@ export const FACT_BYTES = 540;
 export class OwnerFacts {
   private loaded: FactOverlay | undefined;
   private lastApplied: Promise<void> = Promise.resolve();
-  /** How each staged batch still in flight ends: null once stored, its error when the commit failed. */
-  private readonly outcomes = new Map<number, Promise<{ error: unknown } | null>>();
+  /** How each staged batch still in flight ends: null once stored, its error when the commit failed (made on first use). */
+  private outcomes: Map<number, Promise<{ error: unknown } | null>> | undefined;
 
   constructor(
     private readonly scope: Scope,
@@ -139,10 +139,12 @@ export class OwnerFacts {
     // The outcome is taken at once: a commit failing while earlier commands are still being applied
     // would otherwise be a rejection nobody handles yet, which ends the process.
     const outcome = committed.then(() => null, (error: unknown) => ({ error }));
-    this.outcomes.set(seq, outcome);
+    const outcomes = (this.outcomes ??= new Map());
+    outcomes.set(seq, outcome);
     const applied = this.lastApplied.then(async () => {
       const failed = await outcome;
-      this.outcomes.delete(seq);
+      outcomes.delete(seq);
+      if (outcomes.size === 0 && this.outcomes === outcomes) this.outcomes = undefined;
       if (failed) {
         overlay.discard(seq);
         throw failed.error;
@@ -191,7 +193,7 @@ export class OwnerFacts {
   /** Resolves once the staged batches `seqs` are stored, rejects with the error of one that failed; null for none. */
   private stored(seqs: number[]): Promise<void> | null {
     if (seqs.length === 0) return null;
-    return Promise.all(seqs.map((seq) => this.outcomes.get(seq))).then((outcomes) => {
+    return Promise.all(seqs.map((seq) => this.outcomes?.get(seq))).then((outcomes) => {
       const failed = outcomes.find((outcome) => outcome);
       if (failed) throw failed.error;
     });

@@ -35,25 +35,33 @@ export class ActorRegistry {
   private readonly cache: LRUCache<string, Entry>;
   private readonly maxSize: number | undefined;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly idleMs: number;
+  /** Whether a sweep of idle actors is under way (it goes in slices, see `sweep`). */
+  private sweeping = false;
   private closing = false;
   private evicted = 0;
+  /** The sum of the cached entries' `charged`, kept as they change: a scrape must not walk every actor. */
+  private chargedBytes = 0;
 
   constructor(
     private readonly deps: OwnerActorDeps & { holds?: HoldLookup },
     options: RegistryOptions,
   ) {
     const maxSize = (this.maxSize = options.maxResidentBytes);
+    this.idleMs = options.idleMs;
+    // Idle actors are swept (below), not given a timer each: with one per actor, every request's `get`
+    // cleared and set a timer (~1.2% of an assertion's CPU), and a million owners meant a million timers.
     this.cache = new LRUCache<string, Entry>({
       max: options.maxActors,
       ...(maxSize === undefined ? {} : { maxSize, sizeCalculation: (entry: Entry) => this.sizeOf(entry.charged) }),
-      // Idle actors are swept (below), not given a timer each: with one per actor, every request's `get`
-      // cleared and set a timer (~1.2% of an assertion's CPU), and a million owners meant a million timers.
-      ttl: options.idleMs,
-      updateAgeOnGet: true,
-      // 'set' is a re-charge of the same actor, not its departure; 'delete' is `drop`, which discards it itself.
-      dispose: (entry, key, reason) => reason !== 'set' && reason !== 'delete' && !this.closing && this.release(key, entry.actor),
+      // 'set' is a re-charge of the same actor, not its departure; 'delete' is `drop`, which discards it
+      // itself, or the sweep, which releases what it deletes.
+      dispose: (entry, key, reason) => {
+        this.chargedBytes -= entry.charged;
+        if (reason !== 'set' && reason !== 'delete' && !this.closing) this.release(key, entry.actor);
+      },
     });
-    this.sweeper = setInterval(() => this.cache.purgeStale(), sweepPeriod(options.idleMs)).unref();
+    this.sweeper = setInterval(() => this.sweep(), sweepPeriod(options.idleMs)).unref();
   }
 
   get size(): number {
@@ -65,11 +73,13 @@ export class ActorRegistry {
     return this.evicted;
   }
 
-  /** Bytes the actors in the cache hold now (draining actors are on their way out and not counted). */
+  /**
+   * Bytes the actors in the cache hold now, as the budget counts them (draining actors are on their way out
+   * and not counted). Kept as a running sum: summing 10,000 actors' weights at each scrape of GET /metrics
+   * stalled the event loop ~20 ms (issue 16).
+   */
   get residentBytes(): number {
-    let sum = 0;
-    for (const { actor } of this.cache.values()) sum += actor.weight;
-    return sum;
+    return this.chargedBytes;
   }
 
   /** The owner's actor; 409 `conflict` while the owner is held. */
@@ -88,7 +98,10 @@ export class ActorRegistry {
   private resident(scope: Scope): OwnerActor {
     const key = keyOf(scope);
     const entry = this.cache.get(key);
-    if (entry) return entry.actor;
+    if (entry) {
+      entry.usedAt = performance.now();
+      return entry.actor;
+    }
     let actor = this.draining.get(key);
     if (actor) this.draining.delete(key);
     actor ??= this.create(key, scope);
@@ -141,7 +154,11 @@ export class ActorRegistry {
 
   /** (Re)inserts an actor charged with its current weight; lru-cache sizes an entry only when it is set. */
   private charge(key: string, actor: OwnerActor): void {
-    this.cache.set(key, { actor, charged: actor.weight });
+    const charged = actor.weight;
+    // A re-charge comes from the owner's own work: it counts as a use, so the cache's order stays that of `usedAt`.
+    this.cache.set(key, { actor, charged, usedAt: performance.now() });
+    // After the set: replacing an entry disposes of the one it replaces (subtracting its charge) within it.
+    if (this.cache.peek(key)?.actor === actor) this.chargedBytes += charged;
   }
 
   /**
@@ -149,15 +166,40 @@ export class ActorRegistry {
    * no longer fits), so the budget always counts what the cached actors hold.
    */
   private resized(key: string, actor: OwnerActor): void {
-    if (this.maxSize === undefined) return;
     const entry = this.cache.peek(key);
     // Draining or gone: not counted, and it drops its state once idle.
-    if (entry?.actor === actor && entry.charged !== actor.weight) this.charge(key, actor);
+    if (entry?.actor !== actor || entry.charged === actor.weight) return;
+    if (this.maxSize !== undefined) return this.charge(key, actor);
+    // No budget: nothing to evict, so the entry is re-weighed in place.
+    this.chargedBytes += actor.weight - entry.charged;
+    entry.charged = actor.weight;
   }
 
   /** An owner larger than the whole budget is charged the whole budget, so it is kept, alone. */
   private sizeOf(weight: number): number {
     return Math.max(1, Math.min(this.maxSize ?? Infinity, Math.ceil(weight)));
+  }
+
+  /**
+   * Releases the actors unused for `idleMs`, least recently used first, in slices of SWEEP_SLICE per turn of
+   * the event loop: the cache's order is that of last use, so the idle ones are its oldest entries, found
+   * without walking the others. lru-cache's own `purgeStale` (with a `ttl`) walked every entry and released
+   * every idle actor in one task: 10,000 actors going idle together stalled the event loop ~30 ms.
+   */
+  private sweep(cutoff = performance.now() - this.idleMs, continued = false): void {
+    if (this.sweeping && !continued) return;
+    const idle: Array<[string, Entry]> = [];
+    for (const key of this.cache.rkeys()) {
+      const entry = this.cache.peek(key);
+      if (!entry || entry.usedAt > cutoff || idle.length === SWEEP_SLICE) break;
+      idle.push([key, entry]);
+    }
+    for (const [key, entry] of idle) {
+      this.cache.delete(key);
+      this.release(key, entry.actor);
+    }
+    this.sweeping = idle.length === SWEEP_SLICE && !this.closing;
+    if (this.sweeping) setImmediate(() => this.sweep(cutoff, true));
   }
 
   /** The actor left the cache: its state goes once it is idle, unless it is handed out again before. */
@@ -183,7 +225,12 @@ interface Entry {
   actor: OwnerActor;
   /** The weight the budget counted when the entry was set. */
   charged: number;
+  /** When the owner was last used (`performance.now()`): the sweep releases those unused for `idleMs`. */
+  usedAt: number;
 }
+
+/** Idle actors released per turn of the event loop (~3 µs each). */
+const SWEEP_SLICE = 500;
 
 /** How often idle actors are looked for: an actor unused for `idleMs` goes within half as long again, at most 30 s later. */
 function sweepPeriod(idleMs: number): number {

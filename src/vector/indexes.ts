@@ -44,6 +44,11 @@ export class VectorIndexes {
     this.origin = { id: embedder.id, ownsUnlabeled };
   }
 
+  /** At or below this many passages an owner's vector index searches exactly, with no hnswlib index. */
+  get exactMax(): number {
+    return this.settings.exactMax;
+  }
+
   /** New indexes holding the owner's stored passages; an hnswlib index is loaded or built in the background. */
   async open(scope: Scope): Promise<OwnerIndexes> {
     const index = new OwnerVectorIndex({

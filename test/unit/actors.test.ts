@@ -81,17 +81,18 @@ describe('ActorRegistry', () => {
     await busy;
   });
 
-  it('drops an actor left idle for idleMs, and keeps one in use', async () => {
-    const registry = new ActorRegistry(deps, { maxActors: 10, idleMs: 150 });
-    const idle = registry.actorFor(scope('idle'));
+  // 1,800: more owners going idle together than one slice of the sweep releases.
+  it.each([1, 1800])('drops the actors left idle for idleMs (%i of them), and keeps one in use', async (count) => {
+    const registry = new ActorRegistry(deps, { maxActors: 5000, idleMs: 150 });
+    const idle = Array.from({ length: count }, (_, i) => registry.actorFor(scope(`idle-${i}`)));
     const used = registry.actorFor(scope('used'));
     for (let i = 0; i < 8; i++) {
       await new Promise((r) => setTimeout(r, 50));
       expect(registry.actorFor(scope('used'))).toBe(used);
     }
-    expect(registry.evictions).toBe(1);
+    expect(registry.evictions).toBe(count);
     expect(registry.size).toBe(1);
-    expect(registry.actorFor(scope('idle'))).not.toBe(idle);
+    expect(registry.actorFor(scope('idle-0'))).not.toBe(idle[0]);
     await registry.close();
   });
 

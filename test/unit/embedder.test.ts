@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,28 @@ describe('LocalEmbedder (lexical feature hashing)', () => {
     const run = embedder.embedOne('running');
     expect(cosineDistance(run, embedder.embedOne('runner'))).toBeLessThan(cosineDistance(run, embedder.embedOne('sprint')));
     expect(cosineDistance(embedder.embedOne('car'), embedder.embedOne('automobile'))).toBeGreaterThan(0.8);
+  });
+
+  it('gives the vectors it always gave (stored passages stay comparable with new queries)', () => {
+    const texts = [
+      '', 'a', 'ab', 'abc', 'Person 12 keeps notes about project 345 and likes colour 7.',
+      'the quick brown fox jumps over the lazy dog; the dog sleeps',
+      'Straße café naïve ﬁle İstanbul 東京 タワー', 'emoji 😀 text 𝒜𝒷𝒸 with astral letters 𠜎𠜱',
+      'repeat repeat repeat repeat words words words', 'x'.repeat(300) + ' ' + 'yz '.repeat(50),
+      'Numbers 1 22 333 4444 55555 and mixed a1b2c3 tokens',
+    ];
+    // Digests of the vectors of the first implementation, which hashed each feature's string.
+    const digests: Record<number, string> = {
+      384: 'f4ca5408ec957f9ef0f83fdb153e5e0d8f3a7882101cdf33897b158417be2d35',
+      64: '9ccf434b8647448965772dae525e1fd3b5f13f0f7b32e6cccf6e31495275aa63',
+      7: 'ef7b981bc1e13ddf66c7a50c9a3d7c85584996ff5d4804eba306ea720acfe99e',
+    };
+    for (const [dims, digest] of Object.entries(digests)) {
+      const sized = new LocalEmbedder(Number(dims));
+      const hash = createHash('sha256');
+      for (const text of texts) hash.update(sized.embedOne(text));
+      expect(hash.digest('hex')).toBe(digest);
+    }
   });
 
   it('tokenizes case-insensitively, drops stop words, folds plurals', () => {

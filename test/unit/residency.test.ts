@@ -28,6 +28,7 @@ const topics = ['glacier', 'volcano', 'desert', 'reef', 'canyon', 'delta', 'tund
 const text = (who: string, i: number) => `${who} note ${i} about the ${topics[i % 8]} and the ${topics[(i * 3) % 8]} site`;
 
 let temp: TempGraph;
+let deps: OwnerActorDeps;
 let registry: ActorRegistry;
 let vectorsDir: string;
 let counter = 0;
@@ -43,7 +44,7 @@ beforeAll(() => {
   temp = openTempGraph('engram-residency-');
   const docs = new DocumentStore(temp.store, []);
   const indexes = new VectorIndexes(docs, gatedEmbedder, temp.dir, { exactMax: 200, ef: 100, m: 16, efConstruction: 64, checkpoint: { labels: 1000, ms: 30_000 }, onError: () => undefined });
-  const deps: OwnerActorDeps = { ...temp.deps, documents: { docs, embedder: gatedEmbedder, indexes } };
+  deps = { ...temp.deps, documents: { docs, embedder: gatedEmbedder, indexes } };
   registry = new ActorRegistry(deps, { maxActors: 1000, idleMs: 600_000, maxResidentBytes: BUDGET });
   vectorsDir = join(temp.dir, 'vectors');
 });
@@ -136,5 +137,25 @@ describe('one residency budget', () => {
     const query = text(scope.entityId, 1);
     const { hits } = await use(scope).documents.search({ mode: 'hybrid', text: query, vector: embedder.embedOne(query), k: 5, filter: { principal: 'p' } });
     expect(hits.map((h) => h.doc.doc_id)).toContain(`doc_${scope.entityId}_1`);
+  });
+
+  it('counts what the resident owners weigh, with a budget or without one', async () => {
+    const unbudgeted = new ActorRegistry(deps, { maxActors: 1000, idleMs: 600_000 });
+    try {
+      for (const reg of [registry, unbudgeted]) {
+        const scopes = smalls.slice(0, 5).map((s) => owner(`weighed-${s.entityId}`));
+        for (const [i, scope] of scopes.entries()) {
+          const actor = reg.actorFor(scope);
+          await actor.assertFact({ fact_id: `fact_w${counter++}`, subject_type: 'owner', subject_id: null, predicate: 'p', value: `v${i}`, cardinality: 'single', valid_from: null });
+          await actor.documents.insert({ doc_id: `doc_w${i}`, tenant: 'acme', entity_id: scope.entityId, partition: null, modality: 'text', content_type: 'text/plain', cid: 'mgc1-x', content: text(scope.entityId, i) });
+          await actor.documents.search({ mode: 'hybrid', text: 'reef', vector: embedder.embedOne('reef'), k: 1, filter: { principal: 'p' } });
+        }
+        const weights = scopes.map((scope) => reg.actorFor(scope).weight);
+        if (reg === unbudgeted) expect(reg.residentBytes).toBe(weights.reduce((a, b) => a + b, 0));
+        else expect(reg.residentBytes).toBeGreaterThanOrEqual(weights.reduce((a, b) => a + b, 0));
+      }
+    } finally {
+      await unbudgeted.close();
+    }
   });
 });
