@@ -91,8 +91,9 @@ export async function composeService(config: Config, options: ServiceOptions = {
   const transfers = config.placement.mapFile === undefined ? undefined : new ScopeTransfers(config.dataDir);
   const placement = new NodePlacement(config.placement.nodeId, config.placement.mapFile, (tenant) => keys.placedByPartition(tenant), log, transfers);
   placement.watch();
-  const frozen = (scope: Scope) => placement.frozen(scope);
-  const actors = (started.actors = new ActorRegistry({ store, graph, clock, documents: backends, holds, frozen }, config.actors));
+  // Only a node of several can have a scope frozen for a move: a lone node's writes ask nothing.
+  const frozen = transfers && ((scope: Scope) => placement.frozen(scope));
+  const actors = (started.actors = new ActorRegistry({ store, graph, clock, documents: backends, holds, ...(frozen ? { frozen } : {}) }, config.actors));
   const lifecycle = composeOwnerLifecycle(config, { holds, clock, log, purge: { store, docs: backends.docs, indexes: backends.indexes, actors } }, () => started.jobs);
   const { erasures, importGuard } = lifecycle;
   sweepAbandonedMedia(config, backends.docs, clock, log);

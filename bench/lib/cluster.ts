@@ -1,8 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PlacementMap } from '../../src/placement/placement-map.js';
+import { readMap } from '../../src/placement/map-file.js';
+import type { PlacementMap } from '../../src/placement/placement-map.js';
 import { freePort } from '../../src/temporal/dev-server.js';
 import { engramUrl, ROOT, spawnServer, stopChild, type BenchService } from './processes.js';
 
@@ -63,7 +64,7 @@ export async function startBenchCluster(o: BenchClusterOptions): Promise<BenchCl
     haproxy.stderr!.on('data', (chunk) => (errors += String(chunk)));
     const url = `http://127.0.0.1:${balancerPort}`;
     await until(async () => (await fetch(`${url}/status`).catch(() => null))?.status === 200, () => `HAProxy did not answer: ${errors}`);
-    return { url, haproxy, nodes, map: PlacementMap.parse(readFileSync(mapFile, 'utf8')), stop };
+    return { url, haproxy, nodes, map: readMap(mapFile), stop };
   } catch (error) {
     await stop();
     throw error;

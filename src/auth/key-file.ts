@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { KeyRing, KeysFileSchema, type KeyLookup, type KeyRingCounts, type Principal } from './keys.js';
+import { KeyRing, KeysFileSchema, type KeyLookup, type KeyRingCounts, type KeysFile, type Principal } from './keys.js';
 
 /**
  * The keys of `API_KEYS_FILE`, read at start and again on each `reload` (SIGHUP). A reload builds the whole
@@ -33,11 +33,16 @@ export class KeyFileRing implements KeyLookup {
   }
 }
 
+/** The ring of `API_KEYS_FILE`'s keys (`readKeysFile`). */
+export function readKeyRing(path: string): KeyRing {
+  return KeyRing.fromKeysFile(readKeysFile(path));
+}
+
 /**
  * Reads and validates `API_KEYS_FILE`. Thrown when the file cannot be read, is not JSON or breaks the
  * format; the message names the file and the rule, never a value of it (the file holds keys).
  */
-export function readKeyRing(path: string): KeyRing {
+export function readKeysFile(path: string): KeysFile {
   const text = readFileSync(path, 'utf8');
   let json: unknown;
   try {
@@ -50,7 +55,7 @@ export function readKeyRing(path: string): KeyRing {
   if (!parsed.success) {
     throw new Error(`invalid API_KEYS_FILE ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  return KeyRing.fromKeysFile(parsed.data);
+  return parsed.data;
 }
 
 /**

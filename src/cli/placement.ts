@@ -2,11 +2,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine, runTool, UsageError } from './command-line.js';
-import { readKeyRing } from '../auth/key-file.js';
-import { KeysFileSchema } from '../auth/keys.js';
+import { readKeyRing, readKeysFile } from '../auth/key-file.js';
 import { balancerErrorFile, keysMapEntries, keysMapText, renderHaproxyConfig, type NodeAddress } from '../placement/haproxy-config.js';
 import { replaceMap } from '../placement/haproxy-runtime.js';
-import { switchScope, writeAtomically } from '../placement/map-file.js';
+import { readMap, switchScope, writeAtomically } from '../placement/map-file.js';
 import { moveScope } from '../placement/move-scope.js';
 import { NODE_ID, PlacementMap } from '../placement/placement-map.js';
 import { rendezvousSlots } from '../placement/rendezvous.js';
@@ -54,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
     case 'keys':
       return writeKeysMap(resolve(required('out')), keys(), values['runtime-api']);
     case 'where': {
-      const map = PlacementMap.parse(readFileSync(required('map'), 'utf8'));
+      const map = readMap(required('map'));
       return void process.stdout.write(`${map.nodeOf(scopeKey(keys(), required('tenant'), values.partition))}\n`);
     }
     case 'pin':
@@ -85,7 +84,7 @@ function init(o: { nodes: NodeAddress[]; out: string; keysFile: string; slots: n
   mkdirSync(join(o.out, 'errors'), { recursive: true });
   const mapFile = join(o.out, 'placement.map');
   // A map that exists is the truth about where scopes live: generating again must not move any of them.
-  const map = existsSync(mapFile) ? PlacementMap.parse(readFileSync(mapFile, 'utf8')) : PlacementMap.of(rendezvousSlots(o.nodes.map((n) => n.id), o.slots), []);
+  const map = existsSync(mapFile) ? readMap(mapFile) : PlacementMap.of(rendezvousSlots(o.nodes.map((n) => n.id), o.slots), []);
   if (!existsSync(mapFile)) writeAtomically(mapFile, map.format());
   const unknown = map.nodes().filter((id) => !o.nodes.some((n) => n.id === id));
   if (unknown.length > 0) throw new UsageError(`the map places scopes on nodes --nodes does not name: ${unknown.join(', ')}`);
@@ -108,14 +107,13 @@ function init(o: { nodes: NodeAddress[]; out: string; keysFile: string; slots: n
 
 async function writeKeysMap(out: string, keysFile: string, runtimeApi: string | undefined): Promise<void> {
   const entries = writeKeysMapFile(out, keysFile);
-  if (runtimeApi !== undefined) await replaceMap(runtimeAddress(runtimeApi), join(out, 'keys.map'), entries);
+  if (runtimeApi !== undefined) await replaceMap(runtimeApi, join(out, 'keys.map'), entries);
   process.stdout.write(`wrote ${join(out, 'keys.map')} (${entries.length} keys)${runtimeApi === undefined ? '' : ', and replaced it in HAProxy'}\n`);
 }
 
 function writeKeysMapFile(out: string, keysFile: string): Array<[string, string]> {
   // The service's own reading of the file, so a file it refuses is refused here too (and no key is echoed).
-  readKeyRing(keysFile);
-  const entries = keysMapEntries(KeysFileSchema.parse(JSON.parse(readFileSync(keysFile, 'utf8'))));
+  const entries = keysMapEntries(readKeysFile(keysFile));
   writeAtomically(join(out, 'keys.map'), keysMapText(entries), 0o640);
   return entries;
 }
@@ -143,11 +141,6 @@ function parseNodes(text: string): NodeAddress[] {
   });
   if (new Set(nodes.map((n) => n.id)).size !== nodes.length) throw new UsageError('--nodes names a node twice');
   return nodes;
-}
-
-/** `ipv4@host:port` as HAProxy's configuration writes it, `host:port` as a client connects. */
-function runtimeAddress(address: string): string {
-  return address.replace(/^ipv4@/, '');
 }
 
 

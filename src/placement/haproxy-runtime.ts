@@ -2,10 +2,11 @@ import { connect } from 'node:net';
 
 /**
  * One command to HAProxy's runtime API (the `stats socket` of deploy/haproxy/haproxy.cfg.template): a Unix
- * socket path, or `host:port`. Answers HAProxy's reply, which closes the connection after each command.
+ * socket path, or `host:port` (also as the configuration writes it, `ipv4@host:port`). Answers HAProxy's
+ * reply, which closes the connection after each command.
  */
 export function runtimeCommand(address: string, command: string, timeoutMs = 5000): Promise<string> {
-  const tcp = /^(.+):(\d+)$/.exec(address);
+  const tcp = /^(?:ipv4@)?(.+):(\d+)$/.exec(address);
   return new Promise((resolve, reject) => {
     const socket = tcp ? connect({ host: tcp[1]!, port: Number(tcp[2]) }) : connect({ path: address });
     let reply = '';

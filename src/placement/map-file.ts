@@ -22,6 +22,6 @@ export function readMap(file: string): PlacementMap {
  * restarts.
  */
 export async function switchScope(mapFile: string, key: string, node: string, runtimeApi: string | undefined): Promise<void> {
-  if (runtimeApi !== undefined) await setMapEntry(runtimeApi.replace(/^ipv4@/, ''), mapFile, placementDigest(key), node);
+  if (runtimeApi !== undefined) await setMapEntry(runtimeApi, mapFile, placementDigest(key), node);
   writeAtomically(mapFile, readMap(mapFile).withScope(key, node).format());
 }

@@ -48,13 +48,23 @@ export class NodePlacement {
 
   /** Where the scope stands on this node in a move (`none` outside one). */
   transferOf(scope: TenantScope): TransferState {
-    return this.transfers?.stateOf(this.keyOf(scope)) ?? 'none';
+    return this.transfers ? this.transfers.stateOf(this.keyOf(scope)) : 'none';
   }
 
-  /** Whether this node serves the scope: it hosts it by the map (and is not handing it over), or has just taken it. */
+  /**
+   * The scope's state on this node in a move, and whether this node serves it: it hosts it by the map (and is
+   * not handing it over), or has just taken it. The scope's key is made once for both.
+   */
+  standing(scope: TenantScope): { state: TransferState; serves: boolean } {
+    if (!this.map) return { state: 'none', serves: true };
+    const key = this.keyOf(scope);
+    const state = this.transfers?.stateOf(key) ?? 'none';
+    return { state, serves: state === 'received' || (state === 'none' && this.map.nodeOf(key) === this.nodeId) };
+  }
+
+  /** Whether this node serves the scope (`standing`). */
   serves(scope: TenantScope): boolean {
-    const state = this.transferOf(scope);
-    return state === 'received' || (state === 'none' && this.hostOf(scope) === this.nodeId);
+    return this.standing(scope).serves;
   }
 
   /** Whether writes to the scope are refused here: it is being handed over. */
@@ -67,8 +77,9 @@ export class NodePlacement {
    * first, so a job's step runs only where the scope is (its workflow then looks up the node again).
    */
   assertHosted(scope: TenantScope): void {
-    if (this.serves(scope)) return;
-    if (this.frozen(scope)) throw new AppError('misdirected', `this scope is being moved from this node (${this.nodeId}) to another`);
+    const { state, serves } = this.standing(scope);
+    if (serves) return;
+    if (state === 'frozen') throw new AppError('misdirected', `this scope is being moved from this node (${this.nodeId}) to another`);
     throw this.misdirected(scope);
   }
 

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/temporal/dev-server.js';
 import { spawnService, type ServiceProcess } from './process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,7 +58,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-cluster-'));
   const keysFile = join(dir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: options.keys }));
-  const ports = await freePorts(options.nodes.length + 2);
+  const ports: number[] = [];
+  for (let i = 0; i < options.nodes.length + 2; i++) ports.push(await freePort());
   const [balancerPort, runtimePort] = [ports.pop()!, ports.pop()!];
   const nodes: Record<string, ClusterNode> = {};
   options.nodes.forEach((id, i) => (nodes[id] = { id, port: ports[i]!, url: `http://127.0.0.1:${ports[i]}`, process: null }));
@@ -131,20 +132,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 /** Debian's HAProxy (.ci/run installs it): on PATH, or in /usr/sbin, which a user's PATH may lack. */
 function haproxyBinary(): string {
   return existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
-}
-
-/** Ports free on 127.0.0.1 now (each bound to port 0, then released). */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const server = createServer();
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return server;
-    }),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
 }
 
 export async function waitFor(ready: () => Promise<boolean>, timeoutMs: number, why: () => string): Promise<void> {

@@ -14,8 +14,7 @@ const READ_POSTS = new Set(['/v1/query', '/v1/search/batch', '/v1/search/embed']
 const RECEIVING_PATHS = new Set(['/v1/schema/fields', '/v1/memory/import']);
 
 export interface PlacementGate {
-  transferOf(scope: TenantScope): TransferState;
-  serves(scope: TenantScope): boolean;
+  standing(scope: TenantScope): { state: TransferState; serves: boolean };
   misdirected(scope: TenantScope): AppError;
 }
 
@@ -35,7 +34,8 @@ export function hostedScopesOnly(placement: PlacementGate): Middleware<AppState>
     const partition = ctx.query.partition;
     if (typeof partition !== 'string' && (partition !== undefined || principal.multiTenant)) return next();
     const scope = { tenant: principal.tenant, partition: partition ?? null };
-    switch (placement.transferOf(scope)) {
+    const { state, serves } = placement.standing(scope);
+    switch (state) {
       case 'frozen':
         if (ctx.method === 'GET' || ctx.method === 'HEAD' || READ_POSTS.has(ctx.path)) return next();
         throw scopeMoving();
@@ -44,7 +44,7 @@ export function hostedScopesOnly(placement: PlacementGate): Middleware<AppState>
         break;
       default:
     }
-    if (!placement.serves(scope)) throw placement.misdirected(scope);
+    if (!serves) throw placement.misdirected(scope);
     return next();
   };
 }
