@@ -32,6 +32,7 @@ import { closeDataDir } from './store/private-files.js';
 import { ReembedRecords } from './store/reembed.js';
 import type { Embedder } from './vector/embedder.js';
 import { createEmbedder, type NodeEmbedder } from './vector/embedders.js';
+import { timeCommits } from './metrics/commit-timer.js';
 import { measuredEmbedder } from './metrics/measured-embedder.js';
 import { Metrics } from './metrics/metrics.js';
 import { VectorIndexes } from './vector/indexes.js';
@@ -218,7 +219,7 @@ async function listenForMetrics(config: Config, deps: AppDeps): Promise<{ server
 
 /**
  * The node's metrics (METRICS_KEY or METRICS_PORT set), reading the actors and jobs once they exist, and
- * timing every LMDB commit batch from its `beforecommit` to its `aftercommit`.
+ * timing every LMDB commit batch (src/metrics/commit-timer.ts).
  */
 function createMetrics(store: Store, parts: { jobs?: Jobs; actors?: ActorRegistry }): Metrics {
   const metrics = new Metrics({
@@ -226,9 +227,7 @@ function createMetrics(store: Store, parts: { jobs?: Jobs; actors?: ActorRegistr
     lmdb: () => store.env.getStats() as { mapSize?: number; lastPageNumber?: number; pageSize?: number },
     temporal: () => parts.jobs?.readiness() ?? { ready: false },
   });
-  const commits: Array<() => void> = [];
-  store.env.on('beforecommit', () => commits.push(metrics.lmdbCommits.startTimer()));
-  store.env.on('aftercommit', () => commits.shift()?.());
+  timeCommits(store.env, metrics.lmdbCommits);
   return metrics;
 }
 
