@@ -53,6 +53,15 @@ describe('GET /metrics with METRICS_KEY', () => {
     expect(text).toContain('engram_jobs_total');
   });
 
+  it("keeps the event loop's delay as a histogram: a loop blocked for 80 ms shows as a sample above 50 ms", async () => {
+    const lateBefore = lateSamples((await scrape()).body);
+    for (const until = performance.now() + 80; performance.now() < until; );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const text: string = (await scrape()).body;
+    expect(lateSamples(text)).toBeGreaterThan(lateBefore);
+    expect(sample(text, 'engram_event_loop_delay_seconds_count')).toBeGreaterThan(1);
+  });
+
   it("counts a durable job's outcome: a consolidation refused while Temporal is off is one failed", async () => {
     expect((await svc.call('POST', `/v1/memory/consolidate?entity_id=${OWNER}`)).status).toBe(503);
     const text: string = (await scrape()).body;
@@ -115,3 +124,9 @@ describe('METRICS_PORT', () => {
     expect((await svc.call('GET', '/metrics', { key: KEYS.acme })).status).toBe(404);
   });
 });
+
+/** Samples of the loop-delay histogram above 50 ms. */
+function lateSamples(text: string): number {
+  const below = (le: string) => sample(text, 'engram_event_loop_delay_seconds_bucket', `{le="${le}"}`) ?? Number.NaN;
+  return below('+Inf') - below('0.05');
+}
