@@ -81,6 +81,13 @@ const EnvSchema = z.object({
    * keeps the memory of the former defaults: a million facts (0.54 GB) beside one 100k-passage index (~0.5 GB).
    */
   RESIDENT_MAX_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
+  /**
+   * How far V8 lets its heap grow past what the last full collection kept, in percent, before it collects
+   * again (V8's `--heap-growing-percent`). V8 picks up to 300% by itself when a node allocates fast, so a
+   * node serving many owners committed ~4 times its live heap and kept growing (README, Performance); 100
+   * keeps the committed heap near twice the live one. 0 leaves V8's own choice.
+   */
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(100),
   /** Structured query caps (DECISIONS.md): groups of a Mode B answer, candidate documents of any query. */
   QUERY_MAX_GROUPS: z.coerce.number().int().positive().default(10_000),
   QUERY_MAX_SCANNED: z.coerce.number().int().positive().default(1_000_000),
@@ -246,6 +253,8 @@ export interface Config {
   placement: { nodeId: string; mapFile: string | undefined };
   store: { sync: Env['STORE_SYNC'] };
   actors: { maxActors: number; idleMs: number; maxResidentBytes: number };
+  /** V8's heap growing percent (0: V8's own), applied by the process that runs the service (src/main.ts). */
+  heapGrowingPercent: number;
   vector: { exactMax: number; ef: number; checkpoint: { labels: number; ms: number } };
   embedder: EmbedderConfig;
   documents: { limits: DocumentLimits; encryptionKey: string | undefined; encryptContent: boolean };
@@ -284,6 +293,7 @@ function compile(env: Env, file: TemporalFile): Config {
     placement: { nodeId: env.NODE_ID, mapFile: env.PLACEMENT_MAP && resolve(env.PLACEMENT_MAP) },
     store: { sync: env.STORE_SYNC },
     actors: { maxActors: env.MAX_ACTORS, idleMs: env.ACTOR_IDLE_MS, maxResidentBytes: env.RESIDENT_MAX_BYTES },
+    heapGrowingPercent: env.HEAP_GROWING_PERCENT,
     vector: { exactMax: env.VECTOR_EXACT_MAX, ef: env.VECTOR_EF, checkpoint: { labels: env.VECTOR_CHECKPOINT_LABELS, ms: env.VECTOR_CHECKPOINT_MS } },
     embedder: embedderConfig(env),
     documents: {

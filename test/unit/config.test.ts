@@ -90,6 +90,14 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     }
   });
 
+  it("sets V8's heap growing percent to 100 unless told (0 leaves it to V8), within 0-400", () => {
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile }).heapGrowingPercent).toBe(100);
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    for (const bad of ['-1', '401', '1.5']) {
+      expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, HEAP_GROWING_PERCENT: bad }), bad).toThrow(/invalid configuration in environment: HEAP_GROWING_PERCENT/);
+    }
+  });
+
   it('refuses a bad value with a message that names the variable', () => {
     expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, RESIDENT_MAX_BYTES: '-1' })).toThrow(/invalid configuration in environment: RESIDENT_MAX_BYTES/);
   });
