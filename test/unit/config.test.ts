@@ -90,9 +90,9 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     }
   });
 
-  it("sets V8's heap growing percent to 100 unless told (0 leaves it to V8), within 0-400", () => {
-    expect(loadConfig({ TEMPORAL_CONFIG: noFile }).heapGrowingPercent).toBe(100);
-    expect(loadConfig({ TEMPORAL_CONFIG: noFile, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+  it("leaves V8's heap growing percent to V8 (0) unless told, within 0-400", () => {
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile }).heapGrowingPercent).toBe(0);
+    expect(loadConfig({ TEMPORAL_CONFIG: noFile, HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).toBe(100);
     for (const bad of ['-1', '401', '1.5']) {
       expect(() => loadConfig({ TEMPORAL_CONFIG: noFile, HEAP_GROWING_PERCENT: bad }), bad).toThrow(/invalid configuration in environment: HEAP_GROWING_PERCENT/);
     }
