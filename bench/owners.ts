@@ -54,11 +54,16 @@ function bytesUnder(dir: string): number {
   return sum;
 }
 
+/** The service's GET /metrics, as exposition text. */
+async function metricsText(url: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
+  return res.text();
+}
+
 /** Figures of the service's own GET /metrics, by metric name (unlabelled series only). */
 async function scrape(url: string): Promise<Map<string, number>> {
-  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
   const figures = new Map<string, number>();
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of (await metricsText(url)).split('\n')) {
     const [name, value] = line.split(' ');
     if (name && value && !name.startsWith('#') && !name.includes('{')) figures.set(name, Number(value));
   }
@@ -84,8 +89,7 @@ async function call(url: string, init: RequestInit = {}): Promise<void> {
 
 /** The service's loop-delay histogram as it stands (its samples since the start). */
 async function loopDelayBuckets(url: string): Promise<Buckets> {
-  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
-  return readBuckets(await res.text(), 'engram_event_loop_delay_seconds');
+  return readBuckets(await metricsText(url), 'engram_event_loop_delay_seconds');
 }
 
 interface LoopDelay {

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { sampleLoopDelay } from './loop-delay.js';
 
@@ -33,7 +33,6 @@ export class Metrics {
   readonly embedSeconds: Histogram;
   readonly embedQueued: Gauge;
   readonly jobs: Counter<'job' | 'outcome'>;
-  private readonly loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   private readonly loopSampler: { stop(): void };
 
   constructor(sources: MetricSources) {
@@ -84,23 +83,25 @@ export class Metrics {
       return (stats.lastPageNumber ?? 0) * (stats.pageSize ?? 0);
     });
     gauge('engram_temporal_ready', '1 while the node reaches Temporal (durable jobs run), else 0', () => (sources.temporal().ready ? 1 : 0));
-    const loopDelay = this.loopDelay;
-    loopDelay.enable();
-    gauge('engram_event_loop_delay_p99_seconds', "The event loop's delay, 99th percentile since the previous scrape", () => {
-      // The histogram holds the time between its timer's turns, which is never less than the timer's
-      // period (an idle loop reads 10 ms): the delay is what exceeds the period, as Elastic's APM agent
-      // counts it (OpenTelemetry's runtime metrics discuss the same, open-telemetry-js-contrib#2794).
-      const p99 = loopDelay.count > 0 ? Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_RESOLUTION_MS) / 1000 : 0;
-      loopDelay.reset();
-      return p99;
-    });
+    // One sampler feeds both: the histogram (any span) and the samples since the previous scrape (in µs; a
+    // perf_hooks histogram records integers of at least 1). Not `monitorEventLoopDelay`: it records the time
+    // between its timer's turns, never less than the timer's own period (an idle loop read 10 ms).
     const loopDelaySeconds = new Histogram({
       name: 'engram_event_loop_delay_seconds',
       help: "The event loop's delay: how late a timer due every 10 ms fired (histogram_quantile over any span)",
       buckets: LOOP_DELAY_SECONDS,
       registers,
     });
-    this.loopSampler = sampleLoopDelay(LOOP_RESOLUTION_MS, (seconds) => loopDelaySeconds.observe(seconds));
+    const sinceScrape = createHistogram();
+    this.loopSampler = sampleLoopDelay(LOOP_RESOLUTION_MS, (seconds) => {
+      loopDelaySeconds.observe(seconds);
+      sinceScrape.record(Math.max(1, Math.round(seconds * 1e6)));
+    });
+    gauge('engram_event_loop_delay_p99_seconds', "The event loop's delay, 99th percentile since the previous scrape", () => {
+      const p99 = sinceScrape.count > 0 ? sinceScrape.percentile(99) / 1e6 : 0;
+      sinceScrape.reset();
+      return p99;
+    });
     let evicted = 0;
     new Counter({
       name: 'engram_owner_evictions_total',
@@ -129,7 +130,6 @@ export class Metrics {
   }
 
   close(): void {
-    this.loopDelay.disable();
     this.loopSampler.stop();
   }
 }
