@@ -5,7 +5,7 @@
  * (STORE_SYNC, shared msgpack structures). Prints its URL as the first stdout line.
  *
  * That is the floor issue 16 measures against, kept as it was. Since then the service stores a fact's
- * later state in a small record of its own (src/store/graph.ts: superseding seals nothing again), so its
+ * later state in a small record of its own (src/store/graph.ts: superseding re-seals nothing), so its
  * two puts land in two key ranges of the owner rather than side by side. FLOOR_RECORDS=service puts what
  * the service puts now, with raw lmdb-js: the new fact as a value of its sealed size under a fact id, and
  * the superseded fact's state record under the `fst` range.
