@@ -5,10 +5,9 @@
  * (STORE_SYNC, shared msgpack structures). Prints its URL as the first stdout line.
  *
  * That is the floor issue 16 measures against, kept as it was. Since then the service stores a fact's
- * later state in a small record of its own (src/store/graph.ts: superseding re-seals nothing), so its
- * two puts land in two key ranges of the owner rather than side by side. FLOOR_RECORDS=service puts what
- * the service puts now, with raw lmdb-js: the new fact as a value of its sealed size under a fact id, and
- * the superseded fact's state record under the `fst` range.
+ * later state in a small record of its own (src/store/graph.ts: superseding re-seals nothing), keyed right
+ * after its fact's record. FLOOR_RECORDS=service puts what the service puts now, with raw lmdb-js: the new
+ * fact as a value of its sealed size under a fact id, and the superseded fact's state record after it.
  */
 import coBody from 'co-body';
 import Koa from 'koa';
@@ -33,7 +32,7 @@ app.use(async (ctx) => {
   const i = n++;
   const owner = `owner-${i % 100}`;
   if (serviceRecords) {
-    records.put(['bench', '', owner, 'fst', factId(i - 100)], { invalid_from: Date.now(), updated_at: Date.now() });
+    records.put(['bench', '', owner, 'fact', factId(i - 100), 'st'], { invalid_from: Date.now(), updated_at: Date.now() });
     await records.put(['bench', '', owner, 'fact', factId(i)], sealedFact);
   } else {
     records.put(['bench', '', owner, 'fact', i - 100], { ...body, i: i - 100, invalid_from: Date.now() });

@@ -1,6 +1,7 @@
 import type { Database } from 'lmdb';
 import type { Scope } from '../domain/scope.js';
 import type { DocumentStore } from '../store/documents.js';
+import { isFactStateKey } from '../store/graph.js';
 import { removeKept } from '../store/idempotency.js';
 import { KEY_MAX, scopeKey, type Key, type Store } from '../store/lmdb.js';
 import { NO_COUNTS, type ErasureCounts } from '../store/owner-holds.js';
@@ -131,7 +132,7 @@ function keysUnderScope(db: Database<unknown, Key> | Database<true, Key>, prefix
 function countByKind(keys: Key[]): Partial<PurgeCounts> {
   const out = { entities: 0, relationships: 0, facts: 0, passages: 0, other_keys: 0 };
   for (const key of keys) {
-    const kind = KIND_COUNTER[String(key[3])] ?? 'other_keys';
+    const kind = isFactStateKey(key) ? 'other_keys' : (KIND_COUNTER[String(key[3])] ?? 'other_keys');
     out[kind]++;
   }
   return out;

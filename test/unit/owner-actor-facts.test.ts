@@ -7,8 +7,8 @@ import type { ManualClock } from '../../src/clock.js';
 import type { FactIndex } from '../../src/domain/fact-index.js';
 import type { Fact } from '../../src/domain/facts.js';
 import type { Scope } from '../../src/domain/scope.js';
-import { GraphStore } from '../../src/store/graph.js';
-import { scopeKey, type Store } from '../../src/store/lmdb.js';
+import { factStateKey, GraphStore } from '../../src/store/graph.js';
+import type { Store } from '../../src/store/lmdb.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
@@ -255,14 +255,13 @@ describe('OwnerActor facts', () => {
     // Each answer is the fact as its operation decided it.
     expect([oslo, rome, lima].map((f) => [f!.supersedes_fact_id, f!.invalid_from])).toEqual([[paris.fact_id, null], [oslo!.fact_id, null], [rome!.fact_id, null]]);
     expect(tea!.invalid_from).toBeNull();
-    const s = scopeKey(owner);
     // Facts the batch created and closed: one record each, whole, closed; no state record.
     for (const f of [oslo, rome, tea]) {
-      expect(store.records.get([...s, 'fst', f!.fact_id])).toBeUndefined();
+      expect(store.records.get(factStateKey(owner, f!.fact_id))).toBeUndefined();
       expect(new GraphStore(store).getFact(owner, f!.fact_id)!.invalid_from).toBe(clock.now());
     }
     // A fact stored by an earlier request: its state record.
-    expect(store.records.get([...s, 'fst', paris.fact_id])).toEqual({ invalid_from: clock.now(), updated_at: clock.now() });
+    expect(store.records.get(factStateKey(owner, paris.fact_id))).toEqual({ invalid_from: clock.now(), updated_at: clock.now() });
     const history = (index: FactIndex) => index.chain('owner', null, 'city').map((f) => [f.value, f.invalid_from, f.updated_at]);
     const fresh = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000 }).actorFor(owner);
     expect(history(fresh.facts())).toEqual(history(actor.facts()));
