@@ -7,7 +7,7 @@
  * throughput it reports the server's CPU time per request (less sensitive to the noise), and a
  * calibration: the bare handler made to spin 100 µs per request.
  * Target (issue 16): POST /v1/memory/facts ≥ 0.60 of the storage floor's throughput, p99 ≤ 25 ms, with the
- * request log, metrics and content encryption on. A second floor puts the records the service puts today
+ * request log, metrics and content encryption on. A second floor puts the records the service puts
  * (bench/servers/bare-koa-lmdb.ts says how they differ); the headline stays the floor as it was.
  */
 import autocannon from 'autocannon';
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/v1/memory/facts?entity_id=owner-${k % OWNERS}`, headers: { ...headers(), 'idempotency-key': `bench-${k}` }, body: factBody(k++) }) }],
       }),
     },
-    post(serviceRecordsLmdb, "bare Koa + the service's raw LMDB puts POST (floor of today's records)"),
+    post(serviceRecordsLmdb, "bare Koa + the service's raw LMDB puts POST (floor of the service's records)"),
   ];
   try {
     for (const scenario of scenarios) await load(scenario, WARMUP_SECONDS);
@@ -118,10 +118,10 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) figures.push(await load(scenario, SECONDS));
       rounds.push(figures);
       const [barePost, , floor, assert] = figures as [Figure, Figure, Figure, Figure];
-      const todays = figures.at(-1)!;
+      const records = figures.at(-1)!;
       console.log(
         `round ${round + 1}: assert ${assert.rps.toFixed(0)} req/s, floor ${floor.rps.toFixed(0)} req/s, ratio ${(assert.rps / floor.rps).toFixed(2)} ` +
-          `(${(assert.rps / todays.rps).toFixed(2)} of today's records' floor, ${(assert.rps / barePost.rps).toFixed(2)} of bare), p99 ${assert.p99} ms`,
+          `(${(assert.rps / records.rps).toFixed(2)} of the service's records' floor, ${(assert.rps / barePost.rps).toFixed(2)} of bare), p99 ${assert.p99} ms`,
       );
     }
     report(scenarios.map((_, k) => median(rounds.map((figures) => figures[k]!))), i);
@@ -145,17 +145,17 @@ function median(figures: Figure[]): Figure {
 }
 
 function report(figures: Figure[], asserted: number): void {
-  const [barePost, burning, floor, assert, bareGet, list, keyed, todays] = figures as [Figure, Figure, Figure, Figure, Figure, Figure, Figure, Figure];
+  const [barePost, burning, floor, assert, bareGet, list, keyed, records] = figures as [Figure, Figure, Figure, Figure, Figure, Figure, Figure, Figure];
   const row = (f: Figure, base: Figure) =>
     `| ${f.name} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(1)} | ${f.p99.toFixed(1)} | ${f.cpuUs.toFixed(0)} | ${(f.rps / base.rps).toFixed(2)} | ${f.errors} |`;
   console.log(`\nfacts-http: ${CONNECTIONS} connections, ${SECONDS}s per scenario, medians of ${ROUNDS} rounds, ${OWNERS} owners, ${asserted} facts asserted`);
   console.log('| scenario | req/s | p50 ms | p99 ms | server CPU µs/req | ratio to bare | errors |');
   console.log('|---|---|---|---|---|---|---|');
-  for (const f of [barePost, burning, floor, todays, assert, keyed]) console.log(row(f, barePost));
+  for (const f of [barePost, burning, floor, records, assert, keyed]) console.log(row(f, barePost));
   for (const f of [bareGet, list]) console.log(row(f, bareGet));
   console.log(
     `\nassert throughput ${(assert.rps / floor.rps).toFixed(2)} of the storage floor (target ≥ 0.60), ` +
-      `${(assert.rps / todays.rps).toFixed(2)} of the floor of the records it puts today, ` +
+      `${(assert.rps / records.rps).toFixed(2)} of the floor of the records it puts, ` +
       `${(assert.rps / barePost.rps).toFixed(2)} of bare Koa; p99 ${assert.p99} ms (target ≤ 25 ms); ` +
       `${BURN_US} µs of extra CPU per request alone leaves ${(burning.rps / barePost.rps).toFixed(2)} of bare; ` +
       `with an Idempotency-Key ${(keyed.rps / assert.rps).toFixed(2)} of the assertions without, p99 ${keyed.p99} ms`,
