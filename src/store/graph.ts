@@ -147,9 +147,10 @@ export class GraphStore {
    *
    * A fact's content never changes once stored: a later version of it (superseded, retracted,
    * consolidated) differs only in `invalid_from` and `updated_at`, which go to a small record of their own
-   * (ids and instants only, `putFactState`), keyed right after the fact's record (`factStateKey`). So closing a fact re-seals nothing (src/store/content.ts),
-   * and an assertion that supersedes another seals one record, not two. The caller says which of the two a
-   * version is (the owner's actor knows every fact it stored), so a write reads nothing first.
+   * (ids and instants only, `putFactState`), keyed right after the fact's record (`factStateKey`). So
+   * closing a fact re-seals nothing (src/store/content.ts), and an assertion that supersedes another seals
+   * one record, not two. The caller says which of the two a version is (the owner's actor knows every
+   * fact it stored), so a write reads nothing first.
    */
   putFact(scope: Scope, fact: Fact): Promise<boolean> {
     return committed(this.putFactVersion(scope, fact, 'new'));
