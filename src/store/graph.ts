@@ -137,7 +137,7 @@ export class GraphStore {
     const fact = this.store.content.get<Fact>([...s, 'fact', id]);
     if (!fact) return undefined;
     const legacy = this.store.records.get([...s, LEGACY_FACT_STATE, id]) as FactState | undefined;
-    return withState(withState(fact, legacy), this.store.records.get([...s, 'fact', id, FACT_STATE]) as FactState | undefined);
+    return withState(withState(fact, legacy), this.store.records.get(stateKey(s, id)) as FactState | undefined);
   }
 
   /**
@@ -187,7 +187,7 @@ export class GraphStore {
     const s = scopeKey(scope);
     if (version === 'new') return this.store.content.put([...s, 'fact', fact.fact_id], fact);
     const state: FactState = { invalid_from: fact.invalid_from, updated_at: fact.updated_at };
-    return this.store.records.put([...s, 'fact', fact.fact_id, FACT_STATE], state);
+    return this.store.records.put(stateKey(s, fact.fact_id), state);
   }
 
   /**
@@ -202,7 +202,7 @@ export class GraphStore {
   removeFact(scope: Scope, id: string): void {
     const s = scopeKey(scope);
     this.store.records.remove([...s, 'fact', id]);
-    this.store.records.remove([...s, 'fact', id, FACT_STATE]);
+    this.store.records.remove(stateKey(s, id));
     this.store.records.remove([...s, LEGACY_FACT_STATE, id]);
   }
 
@@ -317,8 +317,11 @@ const LEGACY_FACT_STATE = 'fst';
 
 /** The key of a fact's state record (tests look there). */
 export function factStateKey(scope: Scope, factId: string): Key {
-  return [...scopeKey(scope), 'fact', factId, FACT_STATE];
+  return stateKey(scopeKey(scope), factId);
 }
+
+/** `factStateKey` under an owner's scope key already made. */
+const stateKey = (s: Key, factId: string): Key => [...s, 'fact', factId, FACT_STATE];
 
 /** Whether a key under an owner is a fact's state record rather than a record of its own (erasure counts). */
 export function isFactStateKey(key: Key): boolean {
