@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/log.js';
 import { KEYS, startTestService, type SocketTestService, type TestService } from '../helpers/service.js';
 
 const METRICS_KEY = 'metrics-scraper-key-0123456789';
@@ -122,6 +126,48 @@ describe('METRICS_PORT', () => {
     expect(sample(await res.text(), 'engram_http_request_duration_seconds_count', '{method="GET",route="/v1/memory/facts",status="200"}')).toBe(1);
     expect((await fetch(svc.metricsUrl!.replace('/metrics', '/v1/memory/facts'))).status).toBe(404);
     expect((await svc.call('GET', '/metrics', { key: KEYS.acme })).status).toBe(404);
+  });
+});
+
+describe('a request whose client went away before the answer', () => {
+  const lines: string[] = [];
+  let svc: SocketTestService;
+  beforeAll(async () => {
+    // A real port: the client must be able to hang up mid-request.
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    svc = await startTestService({ socket: true, env: { METRICS_PORT: '0' }, log: createLogger('info', sink) });
+  });
+  afterAll(async () => {
+    await svc.stop();
+  });
+
+  it('is counted and logged as 499 (client closed request), not as the 404 no route ever sent', async () => {
+    const requestId = `hung-up-${randomUUID()}`;
+    // Half of the body announced, then the socket closed: the route is still reading it when the client leaves.
+    const req = request(`${svc.url}/v1/memory/facts?entity_id=${OWNER}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEYS.acme}`, 'content-type': 'application/json', 'content-length': '200', 'x-request-id': requestId },
+    });
+    req.on('error', () => {});
+    req.write('{"predicate":"city",');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+
+    const line = await vi.waitFor(() => {
+      const found = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.requestId === requestId);
+      if (!found) throw new Error('no request line yet');
+      return found;
+    });
+    expect(line).toMatchObject({ msg: 'request', method: 'POST', route: '/v1/memory/facts', status: 499, aborted: true });
+    const text = await (await fetch(svc.metricsUrl!)).text();
+    expect(sample(text, 'engram_http_request_duration_seconds_count', '{method="POST",route="/v1/memory/facts",status="499"}')).toBe(1);
+    expect(text).not.toContain('route="/v1/memory/facts",status="404"');
+    expect((await svc.call('GET', `/v1/memory/facts?entity_id=${OWNER}`)).body.count).toBe(0);
   });
 });
 

@@ -5,9 +5,12 @@ import type { Metrics } from '../../metrics/metrics.js';
 import type { AppContext, AppState } from '../context.js';
 import { routeTemplate } from './request-log.js';
 
-/** An answered request into `engram_http_request_duration_seconds`, labelled by its route template, never its path. */
-export function observeRequest(metrics: Metrics, ctx: AppContext, ms: number): void {
-  metrics.httpRequests.observe({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(ctx.res.statusCode) }, ms / 1000);
+/**
+ * An answered request into `engram_http_request_duration_seconds`, labelled by its route template, never its
+ * path, and by `status` (499 when the client went away first: `answeredStatus`).
+ */
+export function observeRequest(metrics: Metrics, ctx: AppContext, status: number, ms: number): void {
+  metrics.httpRequests.observe({ method: ctx.method, route: routeTemplate(ctx) ?? 'unmatched', status: String(status) }, ms / 1000);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { fixedFieldLogger } from '../../log.js';
 import type { AppContext, AppDeps, AppState } from '../context.js';
 import { observeRequest } from './metrics.js';
-import { logRequest } from './request-log.js';
+import { answeredStatus, logRequest } from './request-log.js';
 
 const VALID_INCOMING = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -24,7 +24,7 @@ export function requestFrame(deps: Pick<AppDeps, 'holds' | 'log' | 'ownerDigest'
     const incoming = ctx.get('X-Request-Id');
     ctx.state.requestId = VALID_INCOMING.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
-    // 'close' comes once the response is sent or the client went away (`writableFinished` tells which):
+    // 'close' comes once the response is sent or the client went away (`writableEnded` tells which):
     // one listener, where stream.finished adds five.
     ctx.res.once('close', () => closed(ctx, started));
     return next();
@@ -32,7 +32,9 @@ export function requestFrame(deps: Pick<AppDeps, 'holds' | 'log' | 'ownerDigest'
 
   function closed(ctx: AppContext, started: number): void {
     const ms = performance.now() - started;
-    logRequest(log, deps.ownerDigest, ctx, ms);
-    if (metrics) observeRequest(metrics, ctx, ms);
+    const status = answeredStatus(ctx);
+    logRequest(log, deps.ownerDigest, ctx, status, ms);
+    if (metrics) observeRequest(metrics, ctx, status, ms);
   }
 }
+
