@@ -155,7 +155,8 @@ describe('a request whose client went away before the answer', () => {
     });
     req.on('error', () => {});
     req.write('{"predicate":"city",');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Hang up once the service has had time to route the request: it is then waiting for the rest of the body.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     req.destroy();
 
     const line = await vi.waitFor(() => {

@@ -37,4 +37,3 @@ export function requestFrame(deps: Pick<AppDeps, 'holds' | 'log' | 'ownerDigest'
     if (metrics) observeRequest(metrics, ctx, status, ms);
   }
 }
-
