@@ -1,24 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { memoryLog } from '../helpers/memory-log.js';
 import { KEYS, startTestService, type TestService } from '../helpers/service.js';
 
 // The service's log at its default level (info), written to memory; Temporal is real, so that the
 // activities log through the SDK as they do in production.
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    done();
-  },
-});
-const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const { log, lines, entries } = memoryLog();
 
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
-    log: createLogger('info', sink),
+    log,
     env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `logs-test-${randomUUID()}` },
   });
 });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { memoryLog } from '../helpers/memory-log.js';
 import { KEYS, startTestService, type SocketTestService, type TestService } from '../helpers/service.js';
 
 const METRICS_KEY = 'metrics-scraper-key-0123456789';
@@ -130,17 +129,11 @@ describe('METRICS_PORT', () => {
 });
 
 describe('a request whose client went away before the answer', () => {
-  const lines: string[] = [];
+  const { log, entries } = memoryLog();
   let svc: SocketTestService;
   beforeAll(async () => {
     // A real port: the client must be able to hang up mid-request.
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    svc = await startTestService({ socket: true, env: { METRICS_PORT: '0' }, log: createLogger('info', sink) });
+    svc = await startTestService({ socket: true, env: { METRICS_PORT: '0' }, log });
   });
   afterAll(async () => {
     await svc.stop();
@@ -160,7 +153,7 @@ describe('a request whose client went away before the answer', () => {
     req.destroy();
 
     const line = await vi.waitFor(() => {
-      const found = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.requestId === requestId);
+      const found = entries().find((e) => e.requestId === requestId);
       if (!found) throw new Error('no request line yet');
       return found;
     });
