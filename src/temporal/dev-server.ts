@@ -47,8 +47,10 @@ export interface DevServer {
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   // Ports picked here can be taken by someone else before the server binds them, and the server picks
-  // more of its own (HTTP API, metrics): a server that exits while starting is tried again on new ports.
-  const attempts = options.port === 0 || (options.ui && options.uiPort === 0) ? 3 : 1;
+  // more of its own (HTTP API, metrics) whatever port it is given, the same way: a server that exits while
+  // starting is tried again, on new ports where they were picked here and on the same where they were
+  // given. A given port that is taken fails every attempt, and the last one's output says so.
+  const attempts = 3;
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(options);
@@ -126,18 +128,17 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
 
 async function waitUntilServing(address: string, namespace: string, timeoutMs: number, exited: Promise<string>, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let exitReason: string | null = null;
-  void exited.then((reason) => (exitReason = reason));
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
     signal?.throwIfAborted();
-    if (exitReason !== null) throw new ExitedWhileStarting(exitReason);
     const connection = Connection.lazy({ address, connectTimeout: 1000 });
     try {
-      await connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }));
-      return;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
+      // A server that exits is noticed at once, not after this attempt's connection gives up (~3 s).
+      const asked = connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }));
+      const outcome = await Promise.race([asked.then(() => ({ served: true }), (error: unknown) => ({ error })), exited.then((reason) => ({ exited: reason }))]);
+      if ('served' in outcome) return;
+      if ('exited' in outcome) throw new ExitedWhileStarting(outcome.exited);
+      lastError = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
     } finally {
       await connection.close().catch(() => undefined);
     }

