@@ -8,35 +8,38 @@ import { freePort, startDevServer } from '../../src/temporal/dev-server.js';
 const dir = mkdtempSync(join(tmpdir(), 'engram-dev-retry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('the embedded dev server on ports it picked itself', () => {
-  it('starts again on new ports when the server exits while starting (a port taken meanwhile)', async () => {
-    const real = resolveTemporalCli(undefined, process.env.PATH ?? '');
-    if (!real) throw new Error('no temporal CLI: run npm install');
-    // A CLI that fails its first start, as a server whose port was taken between pick and bind does.
-    const marker = join(dir, 'failed-once');
-    const cli = join(dir, 'temporal');
-    writeFileSync(cli, `#!/bin/sh\nif [ ! -e "${marker}" ]; then touch "${marker}"; echo "listen: address already in use" >&2; exit 2; fi\nexec "${real.path}" "$@"\n`);
-    chmodSync(cli, 0o755);
+/**
+ * A CLI that fails its first start (with `message`, as a server does when a port it was to bind was taken
+ * meanwhile), then runs the real one; `failed()` says whether that first start happened.
+ */
+function cliFailingOnce(name: string, message: string): { cli: string; failed: () => boolean } {
+  const real = resolveTemporalCli(undefined, process.env.PATH ?? '');
+  if (!real) throw new Error('no temporal CLI: run npm install');
+  const marker = join(dir, `${name}-failed-once`);
+  const cli = join(dir, name);
+  writeFileSync(cli, `#!/bin/sh\nif [ ! -e "${marker}" ]; then touch "${marker}"; echo "${message}" >&2; exit 2; fi\nexec "${real.path}" "$@"\n`);
+  chmodSync(cli, 0o755);
+  return { cli, failed: () => existsSync(marker) };
+}
+
+describe('the embedded dev server when it exits while starting', () => {
+  it('starts again on new ports it picked itself (a port taken meanwhile)', async () => {
+    const { cli, failed } = cliFailingOnce('temporal', 'listen: address already in use');
     const server = await startDevServer({ cli, port: 0, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
     try {
-      expect(existsSync(marker)).toBe(true);
+      expect(failed()).toBe(true);
       expect(server.address).toMatch(/^127\.0\.0\.1:\d+$/);
     } finally {
       await server.stop();
     }
   });
 
-  it('starts again on the port the operator chose when the server exits while starting (one of its own ports taken)', async () => {
-    const real = resolveTemporalCli(undefined, process.env.PATH ?? '');
-    if (!real) throw new Error('no temporal CLI: run npm install');
-    const marker = join(dir, 'failed-once-on-its-port');
-    const cli = join(dir, 'temporal-fixed');
-    writeFileSync(cli, `#!/bin/sh\nif [ ! -e "${marker}" ]; then touch "${marker}"; echo "listen tcp 127.0.0.1:41234: bind: address already in use" >&2; exit 2; fi\nexec "${real.path}" "$@"\n`);
-    chmodSync(cli, 0o755);
+  it('starts again on the port the operator chose (the server picks its HTTP API and metrics ports itself)', async () => {
+    const { cli, failed } = cliFailingOnce('temporal-fixed', 'listen tcp 127.0.0.1:41234: bind: address already in use');
     const port = await freePort();
     const server = await startDevServer({ cli, port, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
     try {
-      expect(existsSync(marker)).toBe(true);
+      expect(failed()).toBe(true);
       expect(server.address).toBe(`127.0.0.1:${port}`);
     } finally {
       await server.stop();
