@@ -132,16 +132,17 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
   while (Date.now() < deadline) {
     signal?.throwIfAborted();
     const connection = Connection.lazy({ address, connectTimeout: 1000 });
-    try {
-      // A server that exits is noticed at once, not after this attempt's connection gives up (~3 s).
-      const asked = connection.withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }));
-      const outcome = await Promise.race([asked.then(() => ({ served: true }), (error: unknown) => ({ error })), exited.then((reason) => ({ exited: reason }))]);
-      if ('served' in outcome) return;
-      if ('exited' in outcome) throw new ExitedWhileStarting(outcome.exited);
-      lastError = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    } finally {
-      await connection.close().catch(() => undefined);
-    }
+    const asked = connection
+      .withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }))
+      .then(() => ({ served: true }), (error: unknown) => ({ error }));
+    // Closed once the call is over (by its deadline at the latest): closed under a call whose retry is
+    // waiting on a timer, the channel makes that timer throw.
+    void asked.then(() => connection.close().catch(() => undefined));
+    // A server that exits is noticed at once, not after this attempt's call gives up (~3 s).
+    const outcome = await Promise.race([asked, exited.then((reason) => ({ exited: reason }))]);
+    if ('served' in outcome) return;
+    if ('exited' in outcome) throw new ExitedWhileStarting(outcome.exited);
+    lastError = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
     await sleep(200, undefined, { signal }).catch(() => undefined);
   }
   throw new Error(`did not answer within ${timeoutMs} ms (last error: ${lastError})`);
