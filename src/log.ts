@@ -8,13 +8,26 @@ export type { Logger };
  * Structured logs. Authorization headers, keys and Temporal task tokens are redacted by path as a second
  * line of defence; the first is that no code logs owner content or secrets.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination: DestinationStream = bufferedStdout()): Logger {
   const options = {
     level,
     redact: { paths: ['key', 'apiKey', 'authorization', '*.authorization', 'headers.authorization', 'taskToken', '*.taskToken'], remove: true },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination);
 }
+
+/**
+ * Standard output, written a few kilobytes at a time, and at least every `LOG_FLUSH_MS`: with a request
+ * log line each, one write per line cost ~2.3 µs of the main thread per request (bench:facts, README).
+ * A quiet service's lines still appear within that time, and every line is written out when the process
+ * exits (pino flushes its destination then); only a `kill -9` loses what the last interval held.
+ */
+function bufferedStdout(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
+}
+
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
 
 /**
  * A keyed digest of an owner id for log lines: the lines of one owner correlate, while the id itself (and

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { spawnService, type ServiceProcess } from '../helpers/process.js';
+
+const KEY = 'sk_log_stdout_0123456789abcdef';
+
+const dirs: string[] = [];
+let service: ServiceProcess | undefined;
+afterEach(async () => {
+  service?.child.kill('SIGTERM');
+  await service?.exited;
+  service = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(): Promise<ServiceProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-log-'));
+  dirs.push(dir);
+  const keysFile = join(dir, 'keys.json');
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'acme' }] }));
+  service = await spawnService({ DATA_DIR: join(dir, 'data'), API_KEYS_FILE: keysFile });
+  return service;
+}
+
+const assert = (url: string, requestId: string) =>
+  fetch(`${url}/v1/memory/facts?entity_id=ada`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify({ predicate: 'city', value: requestId }),
+  });
+
+/** The request ids of the request log lines the process has written to stdout so far. */
+const loggedRequestIds = (service: ServiceProcess): string[] =>
+  service.lines
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; requestId?: string })
+    .filter((entry) => entry.msg === 'request')
+    .map((entry) => entry.requestId!);
+
+// The log is written to stdout a few kilobytes at a time (src/log.ts): these are the two ways a buffer
+// could keep a line from an operator.
+describe('the log on standard output', () => {
+  it("reaches stdout while the service is quiet: one request's line, far less than a buffer", async () => {
+    const { url } = await start();
+    expect((await assert(url, 'quiet-1')).status).toBe(201);
+    // A bound against a hang, not a timing assertion: the line is due within the flush interval.
+    await vi.waitFor(() => expect(loggedRequestIds(service!)).toContain('quiet-1'), { timeout: 15_000, interval: 50 });
+  });
+
+  it('holds every answered request line once the process has stopped on SIGTERM', async () => {
+    const running = await start();
+    const ids = Array.from({ length: 40 }, (_, i) => `burst-${i}`);
+    const answers = await Promise.all(ids.map((id) => assert(running.url, id)));
+    expect(answers.map((res) => res.status)).toEqual(ids.map(() => 201));
+    // The pipe's last bytes can be read after the exit is reported: both are awaited.
+    const ended = new Promise((resolve) => running.child.stdout!.once('end', resolve));
+    running.child.kill('SIGTERM');
+    expect((await running.exited)[0]).toBe(0);
+    await ended;
+    expect(loggedRequestIds(running)).toEqual(expect.arrayContaining(ids));
+  });
+});
