@@ -76,9 +76,10 @@ const EnvSchema = z.object({
   MAX_ACTORS: z.coerce.number().int().positive().default(10_000),
   ACTOR_IDLE_MS: z.coerce.number().int().positive().default(10 * 60_000),
   /**
-   * The residency budget: bytes of owner state all actors hold in memory together (facts ~540 B each,
-   * an hnswlib-indexed passage of 384 dimensions ~5 KB); least recently used owners are dropped first. 1 GiB
-   * keeps the memory of the former defaults: a million facts (0.54 GB) beside one 100k-passage index (~0.5 GB).
+   * The residency budget: bytes of owner state all actors hold in memory together (active facts ~540 B each,
+   * superseded or retracted ones ~310, an hnswlib-indexed passage of 384 dimensions ~5 KB); least recently
+   * used owners are dropped first. 1 GiB keeps the memory of the former defaults: a million active facts
+   * (0.54 GB) beside one 100k-passage index (~0.5 GB).
    */
   RESIDENT_MAX_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
   /**

@@ -1,4 +1,4 @@
-import { chainKey, FactIndex } from '../domain/fact-index.js';
+import { chainKey, FactIndex, type RestoreFact } from '../domain/fact-index.js';
 import { byObservedDesc, type Fact, type SubjectType } from '../domain/facts.js';
 
 /** What a fact command decides from: the owner's facts including its own queued, not yet committed writes. */
@@ -25,8 +25,9 @@ export class FactOverlay {
   /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on (made on first use). */
   private shown: Set<number> | null = null;
 
-  constructor(stored: Iterable<Fact>) {
-    this.committed = new FactIndex(stored);
+  /** `restore` reads a stored fact's content back, for the versions the index keeps without it (FactIndex). */
+  constructor(stored: Iterable<Fact>, restore?: RestoreFact) {
+    this.committed = new FactIndex(stored, restore);
   }
 
   /** The planning view, for one command: `premises()` then says which batches in flight it was shown. */
@@ -108,7 +109,7 @@ export class FactOverlay {
       // The committed facts, each in its staged version when it has one, then the staged facts not among them.
       const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
       for (let i = 0; i < found.length; i++) if (ids.has(found[i]!.fact_id)) found[i] = pending.get(found[i]!.fact_id)!.fact;
-      for (const f of inFlight) if (!this.committed.get(f.fact_id) || !found.some((c) => c.fact_id === f.fact_id)) found.push(f);
+      for (const f of inFlight) if (!this.committed.has(f.fact_id) || !found.some((c) => c.fact_id === f.fact_id)) found.push(f);
       return found;
     },
     activeFacts: () => {

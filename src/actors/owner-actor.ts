@@ -135,7 +135,7 @@ export class OwnerActor {
    */
   forgetEntity(id: string): Promise<ErasedCounts> {
     const erased = this.transaction(
-      () => this.graph.forgetEntity(id, (type, subject) => this.factsPart.committed.about(type, subject)),
+      () => this.graph.forgetEntity(id, (type, subject) => this.factsPart.committed.keysAbout(type, subject)),
       // Loads the owner's facts (when they are not in memory) outside the write transaction.
       () => this.factsPart.writesApplied().then(() => void this.factsPart.committed),
       (erasure) => this.factsPart.forget(erasure.facts),

@@ -1,5 +1,5 @@
 import type { Entity } from './entities.js';
-import type { Fact, SubjectType } from './facts.js';
+import type { FactKey, SubjectType } from './facts.js';
 import type { Relationship } from './relationships.js';
 
 /**
@@ -11,7 +11,7 @@ import type { Relationship } from './relationships.js';
 export interface EntityErasure {
   entity: Entity;
   relationships: Relationship[];
-  facts: Fact[];
+  facts: FactKey[];
 }
 
 /** What the forget route answers: how many records of each kind were erased. */
@@ -22,7 +22,7 @@ export interface ErasedCounts {
 }
 
 /** Every stored fact (any state) whose subject is `subjectType`/`subjectId`. */
-export type FactsAbout = (subjectType: SubjectType, subjectId: string) => Iterable<Fact>;
+export type FactsAbout = (subjectType: SubjectType, subjectId: string) => Iterable<FactKey>;
 
 /**
  * Decides what hangs on `entity`. `candidateEdges` are edges found through the endpoint indexes (an edge
@@ -37,7 +37,7 @@ export function planEntityErasure(entity: Entity, candidateEdges: Iterable<Relat
   }
   const subjects: Array<[SubjectType, string]> = [['entity', id]];
   for (const edgeId of relationships.keys()) subjects.push(['relationship', edgeId]);
-  const facts = new Map<string, Fact>();
+  const facts = new Map<string, FactKey>();
   for (const [subjectType, subjectId] of subjects) {
     for (const fact of factsAbout(subjectType, subjectId)) {
       if (fact.subject_type === subjectType && fact.subject_id === subjectId) facts.set(fact.fact_id, fact);

@@ -1,4 +1,4 @@
-import type { Fact, SubjectType } from './facts.js';
+import type { Fact, FactKey, SubjectType } from './facts.js';
 import type { ListPosition } from './list-page.js';
 import { stateMatches, type TemporalQuery } from './time.js';
 
@@ -14,10 +14,22 @@ export interface FactQuery extends TemporalQuery {
 export const NEIGHBOURS_BEFORE = 8;
 
 /**
+ * Reads back what never changes in a stored fact (everything but `invalid_from` and `updated_at`), for
+ * the versions an index keeps without it; undefined when the fact is no longer stored (erased meanwhile).
+ */
+export type RestoreFact = (id: string) => Fact | undefined;
+
+/**
  * One owner's facts in memory, ordered the way every fact listing reads them: by (`observed_at`, id).
  * A fact's key never changes (subject, predicate and `observed_at` are immutable); a new version of it
  * only replaces the record and, when it stops being active, leaves the active lists. `remove` (forgetting)
  * takes facts out of every list, and drops the lists it leaves empty.
+ *
+ * Given `restore`, a fact that is no longer active is kept as its key and state only (~270 bytes, against
+ * ~470 whole): an owner's history grows with every supersession while its active facts do not, and
+ * every version held whole made each minor GC slower as it grew (README, Performance). What a listing
+ * returns of such a version is read back through `restore`, a page at a time; filtering, ordering and
+ * planning read the key and state alone. Without `restore` every version is kept whole.
  *
  * Built from the owner's stored facts and kept current by `upsert`; knows nothing of storage.
  */
@@ -29,7 +41,10 @@ export class FactIndex {
   private readonly byPredicate = new Map<string, Slot[]>();
   private readonly byChain = new Map<string, Chain>();
 
-  constructor(facts: Iterable<Fact> = []) {
+  constructor(
+    facts: Iterable<Fact> = [],
+    private readonly restore?: RestoreFact,
+  ) {
     for (const fact of facts) this.upsert(fact);
   }
 
@@ -37,8 +52,18 @@ export class FactIndex {
     return this.byId.size;
   }
 
+  /** How many facts are active (the others are kept as key and state only, given `restore`). */
+  get activeCount(): number {
+    return this.active.length;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   get(id: string): Fact | undefined {
-    return this.byId.get(id)?.fact;
+    const slot = this.byId.get(id);
+    return slot && this.factOf(slot);
   }
 
   /** Adds a fact or replaces the stored version of it. */
@@ -48,9 +73,9 @@ export class FactIndex {
       this.insertNew(fact);
       return;
     }
-    const wasActive = slot.fact.invalid_from === null;
+    const wasActive = slot.version.invalid_from === null;
     const isActive = fact.invalid_from === null;
-    slot.fact = fact;
+    slot.version = this.kept(fact);
     if (wasActive === isActive) return;
     if (isActive) {
       insertSorted(this.active, slot);
@@ -73,13 +98,13 @@ export class FactIndex {
     for (const id of ids) {
       const slot = this.byId.get(id);
       if (!slot) continue;
-      const { subject_type, subject_id, predicate } = slot.fact;
+      const { chain } = slot;
       this.byId.delete(id);
       gone.add(slot);
-      subjects.add(subjectKey(subject_type, subject_id));
-      predicates.add(predicate);
-      chains.set(chainKey(subject_type, subject_id, predicate), slot.chain);
-      slot.chain.active.delete(slot);
+      subjects.add(subjectKey(chain.subject_type, chain.subject_id));
+      predicates.add(chain.predicate);
+      chains.set(chainKey(chain.subject_type, chain.subject_id, chain.predicate), chain);
+      chain.active.delete(slot);
     }
     if (gone.size === 0) return;
     const kept = (slot: Slot) => !gone.has(slot);
@@ -95,12 +120,17 @@ export class FactIndex {
 
   /** Every fact (any state) about one subject, newest first. */
   about(subjectType: SubjectType, subjectId: string | null): Fact[] {
-    return descending(this.bySubject.get(subjectKey(subjectType, subjectId)) ?? [], () => true, Infinity);
+    return this.descending(this.bySubject.get(subjectKey(subjectType, subjectId)) ?? [], () => true, Infinity);
+  }
+
+  /** The ids of every fact (any state) about one subject, with their subject: nothing is read back. */
+  keysAbout(subjectType: SubjectType, subjectId: string | null): FactKey[] {
+    return (this.bySubject.get(subjectKey(subjectType, subjectId)) ?? []).map((slot) => ({ fact_id: slot.version.fact_id, subject_type: subjectType, subject_id: subjectId }));
   }
 
   /** Every active fact, newest first. */
   activeFacts(): Fact[] {
-    return descending(this.active, () => true, Infinity);
+    return this.descending(this.active, () => true, Infinity);
   }
 
   /** The facts (any state) of one subject and predicate, by `observed_at` ascending, from strictly past `after`. */
@@ -109,7 +139,12 @@ export class FactIndex {
     if (!chain) return [];
     // `id + '\0'` is the least id above `id`: the first slot past the position, whether or not it is still there.
     const start = after ? lowerBound(chain.all, after.at, `${after.id}\0`) : 0;
-    return chain.all.slice(start, start + limit).map((slot) => slot.fact);
+    const out: Fact[] = [];
+    for (let i = start; i < chain.all.length && out.length < limit; i++) {
+      const fact = this.factOf(chain.all[i]!);
+      if (fact) out.push(fact);
+    }
+    return out;
   }
 
   /**
@@ -127,39 +162,47 @@ export class FactIndex {
     if (!chain) return [];
     const firstLater = firstAfter(chain.all, at);
     // The common assertion, in order: its chain's active facts only (one, for a single-valued predicate).
-    if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.fact);
+    if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.version as Fact);
     const found = new Set<Slot>(chain.active);
     for (let i = firstLater; i < chain.all.length; i++) found.add(chain.all[i]!);
     for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
-    return Array.from(found, (slot) => slot.fact);
+    const out: Fact[] = [];
+    for (const slot of found) {
+      const fact = this.factOf(slot);
+      if (fact) out.push(fact);
+    }
+    return out;
   }
 
   /** A fact listing: newest first, filtered by subject, predicate and state (`as_of` or `include_inactive`). */
   list(query: FactQuery): Fact[] {
-    const matches = (f: Fact): boolean =>
+    const matches = (slot: Slot): boolean =>
       (query.subject_type === undefined ||
-        (f.subject_type === query.subject_type && f.subject_id === (query.subject_id ?? null))) &&
-      (query.predicate === undefined || f.predicate === query.predicate) &&
-      stateMatches(f, query);
+        (slot.chain.subject_type === query.subject_type && slot.chain.subject_id === (query.subject_id ?? null))) &&
+      (query.predicate === undefined || slot.chain.predicate === query.predicate) &&
+      stateMatches(slot.version, query);
     if (query.subject_type !== undefined) {
       const source =
         query.predicate !== undefined
           ? this.byChain.get(chainKey(query.subject_type, query.subject_id ?? null, query.predicate))?.all
           : this.bySubject.get(subjectKey(query.subject_type, query.subject_id ?? null));
-      return descending(source ?? [], matches, query.limit, query.after);
+      return this.descending(source ?? [], matches, query.limit, query.after);
     }
-    if (query.predicate !== undefined) return descending(this.byPredicate.get(query.predicate) ?? [], matches, query.limit, query.after);
+    if (query.predicate !== undefined) return this.descending(this.byPredicate.get(query.predicate) ?? [], matches, query.limit, query.after);
     if (query.as_of !== undefined) {
-      return descending(this.all, matches, query.limit, query.after, lowerBound(this.all, query.as_of + 1, ''));
+      return this.descending(this.all, matches, query.limit, query.after, lowerBound(this.all, query.as_of + 1, ''));
     }
-    return descending(query.include_inactive ? this.all : this.active, matches, query.limit, query.after);
+    return this.descending(query.include_inactive ? this.all : this.active, matches, query.limit, query.after);
   }
 
   private insertNew(fact: Fact): void {
     const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
     let chain = this.byChain.get(key);
-    if (!chain) this.byChain.set(key, (chain = { all: [], active: new Set() }));
-    const slot: Slot = { fact, chain };
+    if (!chain) {
+      chain = { subject_type: fact.subject_type, subject_id: fact.subject_id, predicate: fact.predicate, all: [], active: new Set() };
+      this.byChain.set(key, chain);
+    }
+    const slot: Slot = { version: this.kept(fact), chain };
     this.byId.set(fact.fact_id, slot);
     insertSorted(this.all, slot);
     insertSorted(listIn(this.bySubject, subjectKey(fact.subject_type, fact.subject_id)), slot);
@@ -170,16 +213,55 @@ export class FactIndex {
       chain.active.add(slot);
     }
   }
+
+  /** What a slot keeps of a version: the whole fact while it is active (or with nothing to read it back from). */
+  private kept(fact: Fact): Fact | VersionState {
+    if (fact.invalid_from === null || !this.restore) return fact;
+    return { fact_id: fact.fact_id, observed_at: fact.observed_at, invalid_from: fact.invalid_from, updated_at: fact.updated_at };
+  }
+
+  /** The version a slot stands for, whole: read back when the slot keeps its key and state only. */
+  private factOf(slot: Slot): Fact | undefined {
+    const version = slot.version;
+    // `kept` keeps exactly these whole.
+    if (version.invalid_from === null || !this.restore) return version as Fact;
+    const content = this.restore(version.fact_id);
+    return content && { ...content, invalid_from: version.invalid_from, updated_at: version.updated_at };
+  }
+
+  /**
+   * Walks `list` down from `end` (exclusive), or from strictly before `after` when that comes first, keeping
+   * the matching facts, up to `limit`: a page past a position costs a binary search, not the pages before it,
+   * and only the facts it returns are read back.
+   */
+  private descending(list: Slot[], matches: (slot: Slot) => boolean, limit: number, after?: ListPosition, end = list.length): Fact[] {
+    const out: Fact[] = [];
+    const from = after ? Math.min(end, lowerBound(list, after.at, after.id)) : end;
+    for (let i = from - 1; i >= 0 && out.length < limit; i--) {
+      const slot = list[i]!;
+      if (!matches(slot)) continue;
+      const fact = this.factOf(slot);
+      if (fact) out.push(fact);
+    }
+    return out;
+  }
 }
 
-/** The current version of one fact; every list holds the same slot, so a new version is one assignment. */
+/** A fact's current version in every list that holds it: a new version is one assignment. */
 interface Slot {
-  fact: Fact;
+  /** The fact whole while it is active; once inactive, given `restore`, its key and state only. */
+  version: Fact | VersionState;
   /** The subject-and-predicate chain it belongs to (fixed: subject and predicate never change). */
-  chain: Chain;
+  readonly chain: Chain;
 }
+
+/** What an index keeps of an inactive version: its key (the listing order) and state. */
+type VersionState = Pick<Fact, 'fact_id' | 'observed_at' | 'invalid_from' | 'updated_at'>;
 
 interface Chain {
+  readonly subject_type: SubjectType;
+  readonly subject_id: string | null;
+  readonly predicate: string;
   all: Slot[];
   active: Set<Slot>;
 }
@@ -205,8 +287,8 @@ function listIn(map: Map<string, Slot[]>, key: string): Slot[] {
 
 /** Orders by `observed_at`, then id (the order of the listing keys: oldest first). */
 function before(slot: Slot, at: number, id: string): boolean {
-  const f = slot.fact;
-  return f.observed_at < at || (f.observed_at === at && f.fact_id < id);
+  const v = slot.version;
+  return v.observed_at < at || (v.observed_at === at && v.fact_id < id);
 }
 
 /** The first position whose key is not before (`at`, `id`). */
@@ -227,19 +309,20 @@ function lowerBound(list: Slot[], at: number, id: string): number {
  */
 function firstAfter(list: Slot[], at: number): number {
   const last = list[list.length - 1];
-  if (!last || last.fact.observed_at <= at) return list.length;
+  if (!last || last.version.observed_at <= at) return list.length;
   return lowerBound(list, at + 1, '');
 }
 
 /** Facts mostly arrive in order, so the common insert is a push. */
 function insertSorted(list: Slot[], slot: Slot): void {
   const last = list[list.length - 1];
-  if (!last || before(last, slot.fact.observed_at, slot.fact.fact_id)) list.push(slot);
-  else list.splice(lowerBound(list, slot.fact.observed_at, slot.fact.fact_id), 0, slot);
+  const { observed_at, fact_id } = slot.version;
+  if (!last || before(last, observed_at, fact_id)) list.push(slot);
+  else list.splice(lowerBound(list, observed_at, fact_id), 0, slot);
 }
 
 function removeSorted(list: Slot[], slot: Slot): void {
-  const i = lowerBound(list, slot.fact.observed_at, slot.fact.fact_id);
+  const i = lowerBound(list, slot.version.observed_at, slot.version.fact_id);
   if (list[i] === slot) list.splice(i, 1);
 }
 
@@ -256,18 +339,4 @@ function keepOnlyUnder(map: Map<string, Slot[]>, key: string, kept: (slot: Slot)
   if (!list) return;
   keepOnly(list, kept);
   if (list.length === 0) map.delete(key);
-}
-
-/**
- * Walks `list` down from `end` (exclusive), or from strictly before `after` when that comes first, keeping
- * the matching facts, up to `limit`: a page past a position costs a binary search, not the pages before it.
- */
-function descending(list: Slot[], matches: (f: Fact) => boolean, limit: number, after?: ListPosition, end = list.length): Fact[] {
-  const out: Fact[] = [];
-  const from = after ? Math.min(end, lowerBound(list, after.at, after.id)) : end;
-  for (let i = from - 1; i >= 0 && out.length < limit; i--) {
-    const fact = list[i]!.fact;
-    if (matches(fact)) out.push(fact);
-  }
-  return out;
 }

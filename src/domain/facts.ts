@@ -25,6 +25,9 @@ export interface Fact {
   updated_at: number;
 }
 
+/** A fact's id and subject: what erasing the facts about a subject needs of them. */
+export type FactKey = Pick<Fact, 'fact_id' | 'subject_type' | 'subject_id'>;
+
 /** What a caller asserts, already validated and given its id and observation instant. */
 export type FactAssertion = Omit<Fact, 'invalid_from' | 'supersedes_fact_id' | 'created_at' | 'updated_at'>;
 

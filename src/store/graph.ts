@@ -132,10 +132,19 @@ export class GraphStore {
     return this.collect(prefix, true, (id) => this.getRelationship(scope, id), matches, query.limit, query.after);
   }
 
+  /**
+   * A stored fact's content: what never changes once it is stored (its state, `invalid_from` and
+   * `updated_at`, may have changed since: `getFact` has both). What an owner's fact index reads back of a
+   * version it keeps as key and state only (src/domain/fact-index.ts).
+   */
+  factContent(scope: Scope, id: string): Fact | undefined {
+    return this.store.content.get<Fact>([...scopeKey(scope), 'fact', id]);
+  }
+
   getFact(scope: Scope, id: string): Fact | undefined {
-    const s = scopeKey(scope);
-    const fact = this.store.content.get<Fact>([...s, 'fact', id]);
+    const fact = this.factContent(scope, id);
     if (!fact) return undefined;
+    const s = scopeKey(scope);
     const legacy = this.store.records.get([...s, LEGACY_FACT_STATE, id]) as FactState | undefined;
     return withState(withState(fact, legacy), this.store.records.get(stateKey(s, id)) as FactState | undefined);
   }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FactCommand } from '../../src/actors/owner-actor.js';
+import { ACTOR_BYTES, type FactCommand } from '../../src/actors/owner-actor.js';
 import { FactOverlay } from '../../src/actors/fact-overlay.js';
-import { FACT_BYTES } from '../../src/actors/owner-facts.js';
+import { FACT_BYTES, INACTIVE_FACT_BYTES } from '../../src/actors/owner-facts.js';
 import { ActorRegistry } from '../../src/actors/registry.js';
 import type { ManualClock } from '../../src/clock.js';
 import type { FactIndex } from '../../src/domain/fact-index.js';
@@ -322,6 +322,24 @@ describe('OwnerActor facts', () => {
     }
     expect(small.size).toBe(1);
     expect(values(small.actorFor(scope(0)).facts().list({ predicate: 'p7', limit: 10 }))).toEqual(['v0']);
+  });
+
+  it('prices a superseded version below an active fact: owners with long histories stay resident where as many active facts would not', async () => {
+    // 100 assertions each: of one single-valued predicate (1 active, 99 superseded), or of 100 predicates.
+    const budget = 3 * (ACTOR_BYTES + FACT_BYTES + 99 * INACTIVE_FACT_BYTES);
+    const resident = async (cardinality: 'single' | 'multi') => {
+      const small = new ActorRegistry(temp.deps, { maxActors: 100, idleMs: 60_000, maxResidentBytes: budget });
+      const scope = (n: number): Scope => ({ ...owner, entityId: `${cardinality}-${n}` });
+      for (let n = 0; n < 3; n++) {
+        const actor = small.actorFor(scope(n));
+        for (let i = 0; i < 100; i++) await actor.assertFact(command(cardinality === 'single' ? 'city' : `p${i}`, `v${i}`, { cardinality }));
+        small.actorFor(scope(n)); // charges the actor with its grown weight
+      }
+      const history = small.actorFor(scope(2)).facts().list({ include_inactive: true, limit: 1000 });
+      return { size: small.size, history: values(history).length };
+    };
+    expect(await resident('single')).toEqual({ size: 3, history: 100 });
+    expect((await resident('multi')).size).toBeLessThan(3);
   });
 
   it('keeps a busy owner as its only writer when the budget pushes it out', async () => {
