@@ -1,10 +1,11 @@
 import { chainKey, FactIndex, type RestoreFact } from '../domain/fact-index.js';
-import { byObservedDesc, type Fact, type SubjectType } from '../domain/facts.js';
+import { byObservedDesc, type Fact, type FactVersionState, type SubjectType } from '../domain/facts.js';
 
 /** What a fact command decides from: the owner's facts including its own queued, not yet committed writes. */
 export interface FactPlanningView {
   get(id: string): Fact | undefined;
-  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): Fact[];
+  /** The chain's facts an assertion at `at` can affect (FactIndex.neighbourhood), staged versions first. */
+  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number): FactVersionState[];
   activeFacts(): Fact[];
 }
 

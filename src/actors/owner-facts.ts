@@ -91,7 +91,8 @@ export class OwnerFacts {
     const plan = planAssertion({ chain, explicitTarget, incoming, now });
     const writes: Fact[] = [];
     for (const { fact_id, invalid_from } of plan.invalidations) {
-      const stored = inChain(chain, fact_id) ?? explicitTarget;
+      // Whole, through the planning view: the chain may hold an inactive fact as its key and state only.
+      const stored = facts.get(fact_id);
       if (stored) writes.push(applyInvalidation(stored, invalid_from, now));
     }
     writes.push(plan.fact);
@@ -235,10 +236,6 @@ export class OwnerFacts {
   }
 }
 
-function inChain(chain: readonly Fact[], id: string): Fact | undefined {
-  for (const f of chain) if (f.fact_id === id) return f;
-  return undefined;
-}
 
 /**
  * The last version of each fact that commands write together, in the order the facts were first written:

@@ -1,4 +1,4 @@
-import type { Fact, FactKey, SubjectType } from './facts.js';
+import type { Fact, FactKey, FactVersionState, SubjectType } from './facts.js';
 import type { ListPosition } from './list-page.js';
 import { stateMatches, type TemporalQuery } from './time.js';
 
@@ -150,28 +150,24 @@ export class FactIndex {
   /**
    * The part of a subject-and-predicate chain an assertion observed at `at` can affect: the active facts,
    * every fact observed after `at` (none unless the assertion is out of order) and, when there are any
-   * (or `withBefore`), the few observed at or just before it.
+   * (or `withBefore`), the few observed at or just before it. Each as the index keeps it: an inactive one
+   * as its key and state (planning reads no more; an assertion backdated into a long history reads none back).
    */
-  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number, withBefore = false): Fact[] {
+  neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number, withBefore = false): FactVersionState[] {
     return this.neighbourhoodOf(chainKey(subjectType, subjectId, predicate), at, withBefore);
   }
 
   /** `neighbourhood` of the chain whose `chainKey` is `key`. */
-  neighbourhoodOf(key: string, at: number, withBefore = false): Fact[] {
+  neighbourhoodOf(key: string, at: number, withBefore = false): FactVersionState[] {
     const chain = this.byChain.get(key);
     if (!chain) return [];
     const firstLater = firstAfter(chain.all, at);
     // The common assertion, in order: its chain's active facts only (one, for a single-valued predicate).
-    if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.version as Fact);
+    if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.version);
     const found = new Set<Slot>(chain.active);
     for (let i = firstLater; i < chain.all.length; i++) found.add(chain.all[i]!);
     for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
-    const out: Fact[] = [];
-    for (const slot of found) {
-      const fact = this.factOf(slot);
-      if (fact) out.push(fact);
-    }
-    return out;
+    return Array.from(found, (slot) => slot.version);
   }
 
   /** A fact listing: newest first, filtered by subject, predicate and state (`as_of` or `include_inactive`). */
@@ -215,7 +211,7 @@ export class FactIndex {
   }
 
   /** What a slot keeps of a version: the whole fact while it is active (or with nothing to read it back from). */
-  private kept(fact: Fact): Fact | VersionState {
+  private kept(fact: Fact): Fact | FactVersionState {
     if (fact.invalid_from === null || !this.restore) return fact;
     return { fact_id: fact.fact_id, observed_at: fact.observed_at, invalid_from: fact.invalid_from, updated_at: fact.updated_at };
   }
@@ -250,13 +246,10 @@ export class FactIndex {
 /** A fact's current version in every list that holds it: a new version is one assignment. */
 interface Slot {
   /** The fact whole while it is active; once inactive, given `restore`, its key and state only. */
-  version: Fact | VersionState;
+  version: Fact | FactVersionState;
   /** The subject-and-predicate chain it belongs to (fixed: subject and predicate never change). */
   readonly chain: Chain;
 }
-
-/** What an index keeps of an inactive version: its key (the listing order) and state. */
-type VersionState = Pick<Fact, 'fact_id' | 'observed_at' | 'invalid_from' | 'updated_at'>;
 
 interface Chain {
   readonly subject_type: SubjectType;

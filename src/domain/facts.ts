@@ -25,6 +25,9 @@ export interface Fact {
   updated_at: number;
 }
 
+/** A fact version's key and state: what planning an assertion reads of the facts of its chain. */
+export type FactVersionState = Pick<Fact, 'fact_id' | 'observed_at' | 'invalid_from' | 'updated_at'>;
+
 /** A fact's id and subject: what erasing the facts about a subject needs of them. */
 export type FactKey = Pick<Fact, 'fact_id' | 'subject_type' | 'subject_id'>;
 
@@ -42,8 +45,8 @@ export interface AssertionPlan {
 }
 
 export interface AssertionInput {
-  /** Every stored fact (active or not) with the incoming fact's subject and predicate. */
-  chain: readonly Fact[];
+  /** The stored facts (active or not) with the incoming fact's subject and predicate that it can affect. */
+  chain: readonly FactVersionState[];
   /** The fact named by `supersedes_fact_id`, when the caller named one. */
   explicitTarget: Fact | null;
   incoming: FactAssertion;
@@ -83,7 +86,7 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
     let newerActive = false;
     for (const f of chain) if (stillActive(f, invalidations) && f.observed_at > at) newerActive = true;
     if (!newerActive) {
-      let latestActive: Fact | undefined;
+      let latestActive: FactVersionState | undefined;
       for (const f of chain) {
         if (!stillActive(f, invalidations)) continue;
         if (!latestActive || byObservedDesc(f, latestActive) < 0) latestActive = f;
@@ -129,7 +132,7 @@ export function planAssertion({ chain, explicitTarget, incoming, now }: Assertio
 }
 
 /** Active, and not among the invalidations already planned. */
-function stillActive(f: Fact, invalidations: readonly Invalidation[]): boolean {
+function stillActive(f: FactVersionState, invalidations: readonly Invalidation[]): boolean {
   if (f.invalid_from !== null) return false;
   for (const i of invalidations) if (i.fact_id === f.fact_id) return false;
   return true;
@@ -163,18 +166,21 @@ export function applyInvalidation(fact: Fact, invalidFrom: number, now: number):
 }
 
 /** Order of fact listings: `observed_at` descending, then id descending (newest mint first). */
-export function byObservedDesc(a: Fact, b: Fact): number {
+export function byObservedDesc(a: FactPosition, b: FactPosition): number {
   return b.observed_at - a.observed_at || (a.fact_id < b.fact_id ? 1 : a.fact_id > b.fact_id ? -1 : 0);
 }
 
-function latest(facts: readonly Fact[]): Fact | undefined {
-  let found: Fact | undefined;
+function latest<T extends FactPosition>(facts: readonly T[]): T | undefined {
+  let found: T | undefined;
   for (const f of facts) if (!found || byObservedDesc(f, found) < 0) found = f;
   return found;
 }
 
-function earliest(facts: readonly Fact[]): Fact | undefined {
-  let found: Fact | undefined;
+function earliest<T extends FactPosition>(facts: readonly T[]): T | undefined {
+  let found: T | undefined;
   for (const f of facts) if (!found || byObservedDesc(f, found) > 0) found = f;
   return found;
 }
+
+/** Where a fact stands in a listing's order. */
+type FactPosition = Pick<Fact, 'observed_at' | 'fact_id'>;
