@@ -118,11 +118,6 @@ export class FactIndex {
     }
   }
 
-  /** Every fact (any state) about one subject, newest first. */
-  about(subjectType: SubjectType, subjectId: string | null): Fact[] {
-    return this.descending(this.bySubject.get(subjectKey(subjectType, subjectId)) ?? [], () => true, Infinity);
-  }
-
   /** The ids of every fact (any state) about one subject, with their subject: nothing is read back. */
   keysAbout(subjectType: SubjectType, subjectId: string | null): FactKey[] {
     return (this.bySubject.get(subjectKey(subjectType, subjectId)) ?? []).map((slot) => ({ fact_id: slot.version.fact_id, subject_type: subjectType, subject_id: subjectId }));

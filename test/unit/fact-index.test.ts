@@ -138,7 +138,7 @@ describe('FactIndex', () => {
         }
         for (const [subjectType, subjectId] of SUBJECTS) {
           const about = referenceList(all, { subject_type: subjectType, subject_id: subjectId ?? undefined, include_inactive: true, limit: Infinity });
-          expect(index.about(subjectType, subjectId)).toEqual(about);
+          expect(index.list({ subject_type: subjectType, subject_id: subjectId ?? undefined, include_inactive: true, limit: Infinity })).toEqual(about);
           expect(index.keysAbout(subjectType, subjectId).map((key) => key.fact_id).sort()).toEqual(ids(about).sort());
           for (const predicate of PREDICATES) {
             const chain = all
@@ -215,7 +215,7 @@ describe('FactIndex', () => {
     index.remove([first.fact_id, first.fact_id]);
     index.remove([first.fact_id, 'fact_9999']); // already gone, never held: nothing changes
     expect(index.size).toBe(1);
-    expect(index.about('entity', 'e1')).toEqual([]);
+    expect(index.keysAbout('entity', 'e1')).toEqual([]);
     expect(index.chain('entity', 'e1', 'color')).toEqual([]);
     expect(index.neighbourhood('entity', 'e1', 'color', 20)).toEqual([]);
     const later = fact(3, 1, 0, 5, null);
