@@ -27,6 +27,16 @@ export function createLogger(level: string, destination: DestinationStream = buf
  * flattening the whole buffer again for every line: ~4 KB allocated per request line (README, Performance).
  */
 function bufferedStdout(): DestinationStream {
+  return (sharedStdout ??= openBufferedStdout());
+}
+
+/**
+ * One per process: every logger that writes to standard output shares its buffer and its flush timer (a
+ * process that makes many loggers, as the tests do, would otherwise run a timer for each).
+ */
+let sharedStdout: DestinationStream | undefined;
+
+function openBufferedStdout(): DestinationStream {
   const stdout = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, contentMode: 'buffer' });
   // Its types say text; in buffer mode it takes bytes. `write` is looked up on every call: when stdout is
   // a pipe closed by its reader (EPIPE), pino swaps the stream's `write` for a no-op.
