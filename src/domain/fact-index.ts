@@ -205,18 +205,22 @@ export class FactIndex {
     }
   }
 
-  /** What a slot keeps of a version: the whole fact while it is active (or with nothing to read it back from). */
+  /** Whether a version in this state is kept whole: while it is active, or with nothing to read it back from. */
+  private keptWhole(version: FactVersionState): boolean {
+    return version.invalid_from === null || !this.restore;
+  }
+
+  /** What a slot keeps of a version: the fact whole (`keptWhole`), else its key and state. */
   private kept(fact: Fact): Fact | FactVersionState {
-    if (fact.invalid_from === null || !this.restore) return fact;
+    if (this.keptWhole(fact)) return fact;
     return { fact_id: fact.fact_id, observed_at: fact.observed_at, invalid_from: fact.invalid_from, updated_at: fact.updated_at };
   }
 
   /** The version a slot stands for, whole: read back when the slot keeps its key and state only. */
   private factOf(slot: Slot): Fact | undefined {
     const version = slot.version;
-    // `kept` keeps exactly these whole.
-    if (version.invalid_from === null || !this.restore) return version as Fact;
-    const content = this.restore(version.fact_id);
+    if (this.keptWhole(version)) return version as Fact;
+    const content = this.restore!(version.fact_id);
     return content && { ...content, invalid_from: version.invalid_from, updated_at: version.updated_at };
   }
 

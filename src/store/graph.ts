@@ -138,13 +138,13 @@ export class GraphStore {
    * version it keeps as key and state only (src/domain/fact-index.ts).
    */
   factContent(scope: Scope, id: string): Fact | undefined {
-    return this.store.content.get<Fact>([...scopeKey(scope), 'fact', id]);
+    return this.contentOf(scopeKey(scope), id);
   }
 
   getFact(scope: Scope, id: string): Fact | undefined {
-    const fact = this.factContent(scope, id);
-    if (!fact) return undefined;
     const s = scopeKey(scope);
+    const fact = this.contentOf(s, id);
+    if (!fact) return undefined;
     const legacy = this.store.records.get([...s, LEGACY_FACT_STATE, id]) as FactState | undefined;
     return withState(withState(fact, legacy), this.store.records.get(stateKey(s, id)) as FactState | undefined);
   }
@@ -205,6 +205,11 @@ export class GraphStore {
    */
   restoreFact(scope: Scope, fact: Fact): void {
     void this.store.content.put([...scopeKey(scope), 'fact', fact.fact_id], fact);
+  }
+
+  /** `factContent` under an owner's scope key already made. */
+  private contentOf(s: Key, id: string): Fact | undefined {
+    return this.store.content.get<Fact>([...s, 'fact', id]);
   }
 
   /** Removes a fact (every version: its record and its state). */
