@@ -1,30 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { servicesWithKeysFile } from '../helpers/keyed-service.js';
 import { mintKeyWithCli } from '../helpers/keys-cli.js';
-import { spawnService, type ServiceProcess } from '../helpers/process.js';
+import type { ServiceProcess } from '../helpers/process.js';
 
 const KEY_A = 'sk_reload_a_0123456789abcdef';
 const BROKEN_FILE_SECRET = 'sk_reload_in_a_broken_file_0123456789';
 
-const dirs: string[] = [];
-let service: ServiceProcess | undefined;
-afterEach(async () => {
-  service?.child.kill('SIGTERM');
-  await service?.exited;
-  service = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const start = servicesWithKeysFile('engram-keys-');
 
 /** A service process on its own DATA_DIR, with an API_KEYS_FILE the test rewrites. */
 async function serviceWithKeysFile(content: unknown, env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-keys-'));
-  dirs.push(dir);
-  const keysFile = join(dir, 'keys.json');
+  const { service, keysFile } = await start(content, env);
   const write = (next: unknown) => writeFileSync(keysFile, typeof next === 'string' ? next : JSON.stringify(next));
-  write(content);
-  service = await spawnService({ DATA_DIR: join(dir, 'data'), API_KEYS_FILE: keysFile, ...env });
   const { url, child } = service;
   const get = async (key: string) => (await fetch(`${url}/v1/memory/facts?entity_id=owner-1`, { headers: { authorization: `Bearer ${key}` } })).status;
   return { service, write, get, reload: () => child.kill('SIGHUP') };

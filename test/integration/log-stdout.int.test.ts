@@ -1,28 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { spawnService, type ServiceProcess } from '../helpers/process.js';
+import { describe, expect, it, vi } from 'vitest';
+import { servicesWithKeysFile } from '../helpers/keyed-service.js';
+import type { ServiceProcess } from '../helpers/process.js';
 
 const KEY = 'sk_log_stdout_0123456789abcdef';
-
-const dirs: string[] = [];
-let service: ServiceProcess | undefined;
-afterEach(async () => {
-  service?.child.kill('SIGTERM');
-  await service?.exited;
-  service = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function start(): Promise<ServiceProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-log-'));
-  dirs.push(dir);
-  const keysFile = join(dir, 'keys.json');
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key: KEY, tenant: 'acme' }] }));
-  service = await spawnService({ DATA_DIR: join(dir, 'data'), API_KEYS_FILE: keysFile });
-  return service;
-}
+const startWithKeys = servicesWithKeysFile('engram-log-');
+const start = async (): Promise<ServiceProcess> => (await startWithKeys({ keys: [{ key: KEY, tenant: 'acme' }] })).service;
 
 const assert = (url: string, requestId: string) =>
   fetch(`${url}/v1/memory/facts?entity_id=ada`, {
@@ -43,10 +25,10 @@ const loggedRequestIds = (service: ServiceProcess): string[] =>
 // could keep a line from an operator.
 describe('the log on standard output', () => {
   it("reaches stdout while the service is quiet: one request's line, far less than a buffer", async () => {
-    const { url } = await start();
-    expect((await assert(url, 'quiet-1')).status).toBe(201);
+    const service = await start();
+    expect((await assert(service.url, 'quiet-1')).status).toBe(201);
     // A bound against a hang, not a timing assertion: the line is due within the flush interval.
-    await vi.waitFor(() => expect(loggedRequestIds(service!)).toContain('quiet-1'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(() => expect(loggedRequestIds(service)).toContain('quiet-1'), { timeout: 15_000, interval: 50 });
   });
 
   it('holds every answered request line once the process has stopped on SIGTERM', async () => {
