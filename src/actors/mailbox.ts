@@ -17,8 +17,13 @@ export class Mailbox {
   submit<P, T>(prepare: () => Promise<P> | P, apply: (prepared: P) => Promise<T>): Promise<T> {
     this.pending++;
     let applied: Promise<T> | undefined;
-    const queued = this.tail.then(async () => {
-      applied = apply(await prepare());
+    const run = (prepared: P): void => {
+      applied = apply(prepared);
+    };
+    // A `prepare` with nothing to wait for (the common command) returns its value: applied in the same turn.
+    const queued = this.tail.then(() => {
+      const prepared = prepare();
+      return isThenable(prepared) ? prepared.then(run) : run(prepared);
     });
     // The next command waits until this one's apply has been called, not until it commits.
     this.tail = settled(queued);
@@ -48,6 +53,10 @@ export class Mailbox {
     this.idleWaiters = [];
     for (const wake of waiters) wake();
   };
+}
+
+function isThenable<P>(value: Promise<P> | P): value is Promise<P> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** Resolves once `promise` has settled, whichever way: for waiting on work whose outcome is someone else's. */

@@ -56,7 +56,8 @@ export const ACTOR_BYTES = 2200;
  */
 export class OwnerActor {
   private readonly mailbox = new Mailbox();
-  private lastTransaction: Promise<void> = Promise.resolve();
+  /** The last write transaction while it is in flight: fact commands wait for it (undefined once settled). */
+  private lastTransaction: Promise<void> | undefined;
   private readonly graph: OwnerGraph;
   private readonly factsPart: OwnerFacts;
   private readonly writes: DocumentWrites;
@@ -185,7 +186,7 @@ export class OwnerActor {
             throw error;
           },
         );
-        this.lastTransaction = settled(done);
+        this.followTransaction(done);
         return done;
       },
     );
@@ -249,8 +250,16 @@ export class OwnerActor {
         afterCommit(decided);
         return decided;
       });
-      this.lastTransaction = settled(committed);
+      this.followTransaction(committed);
       return committed;
+    });
+  }
+
+  private followTransaction(committed: Promise<unknown>): void {
+    const last = settled(committed);
+    this.lastTransaction = last;
+    void last.then(() => {
+      if (this.lastTransaction === last) this.lastTransaction = undefined;
     });
   }
 
