@@ -236,7 +236,6 @@ export class OwnerFacts {
   }
 }
 
-
 /**
  * The last version of each fact that commands write together, in the order the facts were first written:
  * `new` when one of the commands created the fact (its record is then stored whole, in that last version).

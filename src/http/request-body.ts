@@ -2,7 +2,7 @@ import coBody from 'co-body';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { AppContext } from './context.js';
-import { bodyTooLarge } from './middleware/errors.js';
+import { bodyNotReceived, bodyTooLarge } from './middleware/errors.js';
 
 /** Bodies already read, by request: the idempotency check and `parseBody` read the one body once. */
 const bodies = new WeakMap<AppContext, Buffer>();
@@ -45,7 +45,7 @@ function plainBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const settle = (error: AppError | Error | null) => {
+    const settle = (error: Error | null) => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -68,7 +68,7 @@ function plainBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
     const onEnd = () => settle(null);
     const onError = (error: Error) => settle(error);
     // 'close' before 'end' is a client gone too (raw-body would wait for ever on it).
-    const onAborted = () => settle(new AppError('invalid_input', 'request body was not received completely'));
+    const onAborted = () => settle(bodyNotReceived());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -42,6 +42,9 @@ function unrouted(ctx: AppContext): void {
 /** 413 for a body past the route's limit, whoever read it (co-body, or a body read once and shared). */
 export const bodyTooLarge = (): AppError => new AppError('payload_too_large', 'request body is larger than this route accepts');
 
+/** 400 for a body whose client went away before its end, whoever read it (co-body, or src/http/request-body.ts). */
+export const bodyNotReceived = (): AppError => new AppError('invalid_input', 'request body was not received completely');
+
 /** Errors thrown by libraries (body parsing) carry an HTTP status; they are mapped to our codes. */
 function toAppError(caught: unknown): AppError {
   if (caught instanceof AppError) return caught;
@@ -51,7 +54,7 @@ function toAppError(caught: unknown): AppError {
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new AppError('invalid_input', 'request body encoding is not supported');
   }
-  if (e?.type === 'request.aborted') return new AppError('invalid_input', 'request body was not received completely');
+  if (e?.type === 'request.aborted') return bodyNotReceived();
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
     return new AppError('invalid_input', 'request is malformed');
   }
