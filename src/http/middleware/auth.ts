@@ -10,7 +10,8 @@ const ROOT_HINT = '; this is the Engram API: GET /status is public, every route 
 
 /** Every route but `GET /status` needs `Authorization: Bearer <key>`; the key fixes the tenant. */
 export function authenticate(keys: KeyLookup): Middleware<AppState> {
-  return async (ctx, next) => {
+  // A plain function, not an async one: it throws or passes on, and koa-compose turns a throw into a rejection.
+  return (ctx, next) => {
     if (PUBLIC_PATHS.has(ctx.path)) return next();
     const match = BEARER.exec(ctx.get('Authorization'));
     const principal = match?.[1] === undefined ? undefined : keys.authenticate(match[1]);
@@ -22,6 +23,6 @@ export function authenticate(keys: KeyLookup): Middleware<AppState> {
       );
     }
     ctx.state.principal = principal;
-    await next();
+    return next();
   };
 }

@@ -18,9 +18,9 @@ export function observeRequest(metrics: Metrics, ctx: AppContext, status: number
  * data, and an API key reads no metrics). Without METRICS_KEY the path is an ordinary unknown one.
  */
 export function serveMetrics(metrics: Metrics, key: string | undefined): Middleware<AppState> {
-  const expected = key === undefined ? undefined : digest(key);
-  return async (ctx, next) => {
-    if (ctx.path !== '/metrics' || expected === undefined) return next();
+  if (key === undefined) return (_ctx, next) => next();
+  const expected = digest(key);
+  const serve: Middleware<AppState> = async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError('method_not_allowed', 'GET /metrics only', { headers: { Allow: 'GET, HEAD' } });
     const given = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
     if (given === undefined || !timingSafeEqual(digest(given), expected)) {
@@ -30,6 +30,8 @@ export function serveMetrics(metrics: Metrics, key: string | undefined): Middlew
     ctx.type = contentType;
     ctx.body = text;
   };
+  // Every other request passes through a plain function: no async frame, no promise of its own.
+  return (ctx, next) => (ctx.path === '/metrics' ? serve(ctx, next) : next());
 }
 
 /** Keys compared by digest: equal lengths for `timingSafeEqual`, whatever was sent. */

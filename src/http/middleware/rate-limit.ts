@@ -11,7 +11,8 @@ import { TokenBucket } from '../token-bucket.js';
  */
 export function rateLimit(clock: Clock): Middleware<AppState> {
   const buckets = new Map<string, TokenBucket>();
-  return async (ctx, next) => {
+  // A plain function, not an async one: it throws or passes on, and koa-compose turns a throw into a rejection.
+  return (ctx, next) => {
     const principal = ctx.state.principal;
     const limit = principal?.rateLimit;
     if (!principal || !limit) return next();
@@ -31,7 +32,7 @@ export function rateLimit(clock: Clock): Middleware<AppState> {
     // A bulk route charges its items once its body is read; never more than a full bucket holds, so that
     // any batch the body limits allow can pass once the bucket has refilled.
     ctx.state.chargeRate = (tokens) => take(Math.min(tokens, Math.max(0, limit.burst - 1)));
-    await next();
+    return next();
   };
 }
 

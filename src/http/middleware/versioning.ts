@@ -15,11 +15,8 @@ const UNVERSIONED = new Set(['/', '/status']);
  * `/status` (and `/`, the pointer to it) stay unversioned. Paths that name no route fall through to 404.
  */
 export function versioning(router: AppRouter, clock: Clock): Middleware<AppState> {
-  return async (ctx, next) => {
+  const alias: Middleware<AppState> = async (ctx, next) => {
     const path = ctx.path;
-    if (UNVERSIONED.has(path) || path === CANONICAL_PREFIX || path.startsWith(`${CANONICAL_PREFIX}/`)) {
-      return next();
-    }
     const successor = `${CANONICAL_PREFIX}${path}`;
     const match = router.match(successor, ctx.method);
     if (match.path.length === 0) return next();
@@ -33,5 +30,11 @@ export function versioning(router: AppRouter, clock: Clock): Middleware<AppState
     ctx.set('Link', `<${successor}>; rel="successor-version"`);
     ctx.path = successor;
     await next();
+  };
+  // A versioned path (nearly every request) passes through a plain function: no async frame, no promise of its own.
+  return (ctx, next) => {
+    const path = ctx.path;
+    const versioned = UNVERSIONED.has(path) || path === CANONICAL_PREFIX || path.startsWith(`${CANONICAL_PREFIX}/`);
+    return versioned ? next() : alias(ctx, next);
   };
 }
