@@ -9,7 +9,6 @@ import { hostedScopesOnly } from './middleware/placement.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestFrame } from './middleware/request-frame.js';
 import { versioning } from './middleware/versioning.js';
-import { parseQueriesOnce } from './query-string.js';
 import { createRouter, type AppRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
@@ -39,7 +38,6 @@ import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
-  parseQueriesOnce(app);
   const root = createRoutes(deps);
 
   app.use(requestFrame(deps));
