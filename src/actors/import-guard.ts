@@ -30,7 +30,7 @@ export class HoldImportGuard implements ImportGuard {
 
   async begin(scope: Scope): Promise<void> {
     const { holds, clock } = this.deps;
-    await holds.store.transaction(() => {
+    await holds.write(() => {
       const hold = holds.holdOf(scope);
       if (hold?.kind === 'erasing') throw conflict('this owner (entity_id) is being erased; import into it once the erasure is complete');
       if (hold) throw conflict('an import into this owner (entity_id) is already running');

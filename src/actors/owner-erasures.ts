@@ -31,7 +31,7 @@ export class OwnerErasures {
    */
   async request(scope: Scope): Promise<ErasureReceipt> {
     const { holds, clock } = this.deps;
-    const receipt = await holds.store.transaction(() => {
+    const receipt = await holds.write(() => {
       const hold = holds.holdOf(scope);
       if (hold?.kind === 'importing') throw conflict('this owner (entity_id) is being imported; erase it once the import is complete');
       const under = hold?.receipt_id ? holds.receipt(scope.tenant, hold.receipt_id) : undefined;
@@ -112,7 +112,7 @@ export class OwnerErasures {
   /** Completes the receipt (without the owner's id) and releases the owner, in one transaction. */
   async complete(ref: ErasureRef): Promise<void> {
     const { holds, clock } = this.deps;
-    await holds.store.transaction(() => {
+    await holds.write(() => {
       const receipt = this.receiptOrThrow(ref);
       const scope = receiptScope(receipt);
       if (!scope) return;

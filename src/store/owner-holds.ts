@@ -67,18 +67,47 @@ export interface ErasureReceipt {
  * scope, so erasing the scope leaves them:
  *   ['h', tenant, partition ?? '', entity_id] → OwnerHold      (exists only while the owner is held)
  *   ['r', tenant, receipt_id]                 → ErasureReceipt
- * Writers run inside `Store.transaction`; readers see the latest committed snapshot, so a hold is in force
- * for every request from the moment its transaction commits.
+ * Writers run inside `write`; readers see the latest committed snapshot, so a hold is in force for every
+ * request from the moment its transaction commits.
+ *
+ * Every write request asks twice whether its owner is held (src/http/scope.ts, then the actor registry),
+ * and almost never is one: a node holds owners only while it erases or imports them. So `holdOf` reads
+ * LMDB (~0.8 µs each, a key encoded and a miss) only while a hold may exist: from the moment a `write`
+ * that may place one starts, until one that has settled finds no hold committed and no other `write`
+ * still under way. The flag is raised before anything is put and lowered only from committed state, so
+ * it is never down while a hold is, or is about to be, in force.
  */
 export class OwnerHolds {
   private readonly db: Database<unknown, Key>;
+  /** Whether a hold may be in force: when false, none is (see the class comment). */
+  private mayHold: boolean;
+  /** How many `write` transactions are under way (not yet committed or failed). */
+  private writing = 0;
 
   constructor(readonly store: Store) {
     this.db = store.env.openDB<unknown, Key>({ name: 'owner_holds' });
+    this.mayHold = this.anyHeld();
   }
 
   holdOf(scope: Scope): OwnerHold | undefined {
+    if (!this.mayHold) return undefined;
     return this.db.get(holdKey(scope)) as OwnerHold | undefined;
+  }
+
+  /**
+   * Runs `change` in a transaction that may place or remove holds (and write receipts): `putHold` and
+   * `removeHold` are called only inside one. Resolves once it has committed, as `Store.transaction`.
+   */
+  write<T>(change: () => T): Promise<T> {
+    this.writing++;
+    this.mayHold = true;
+    const committed = this.store.transaction(change);
+    const settled = (): void => {
+      this.writing--;
+      if (this.writing === 0 && !this.anyHeld()) this.mayHold = false;
+    };
+    committed.then(settled, settled);
+    return committed;
   }
 
   /** The owners of a tenant held now (a few at most: erasures and imports under way). */
@@ -99,13 +128,15 @@ export class OwnerHolds {
     }
   }
 
-  /** Inside a transaction. */
+  /** Inside `write`. */
   putHold(scope: Scope, hold: OwnerHold): void {
+    this.assertWriting('putHold');
     this.db.put(holdKey(scope), hold);
   }
 
-  /** Inside a transaction. */
+  /** Inside `write`. */
   removeHold(scope: Scope): void {
+    this.assertWriting('removeHold');
     this.db.remove(holdKey(scope));
   }
 
@@ -120,12 +151,23 @@ export class OwnerHolds {
 
   /** Places a hold in a transaction of its own (an import's, say); committed when this resolves. */
   place(scope: Scope, hold: OwnerHold): Promise<void> {
-    return this.store.transaction(() => this.putHold(scope, hold));
+    return this.write(() => this.putHold(scope, hold));
   }
 
   /** Releases a hold in a transaction of its own. */
   release(scope: Scope): Promise<void> {
-    return this.store.transaction(() => this.removeHold(scope));
+    return this.write(() => this.removeHold(scope));
+  }
+
+  /** Whether any hold is committed (the snapshot readers see). */
+  private anyHeld(): boolean {
+    for (const _ of this.db.getKeys({ start: ['h'], end: ['h', KEY_MAX], limit: 1 })) return true;
+    return false;
+  }
+
+  /** A hold put outside `write` could commit while `holdOf` answers without reading: refused loudly. */
+  private assertWriting(what: string): void {
+    if (this.writing === 0) throw new Error(`OwnerHolds.${what} runs only inside OwnerHolds.write`);
   }
 }
 
