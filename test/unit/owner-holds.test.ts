@@ -42,7 +42,7 @@ describe('OwnerHolds', () => {
   it('keeps answering a hold placed while another is released in the same moment', async () => {
     const holds = new OwnerHolds(open(tempDir()));
     await holds.place(alice, erasing);
-    // The release settles first, while bob's hold is still on its way: it must not be taken for none.
+    // Issued together, the release first: however their commits settle, bob's hold must not be taken for none.
     const released = holds.release(alice);
     const placed = holds.write(() => holds.putHold(bob, importing));
     await released;
