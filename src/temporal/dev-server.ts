@@ -131,7 +131,10 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
     signal?.throwIfAborted();
-    const connection = Connection.lazy({ address, connectTimeout: 1000 });
+    // A pool of its own: gRPC shares a process's connections to one address among channels of the same
+    // options, and one left in reconnect backoff by a client of this process that tried while the server
+    // was away (up to two minutes) would fail every attempt here until it tries again.
+    const connection = Connection.lazy({ address, connectTimeout: 1000, channelArgs: { 'grpc.use_local_subchannel_pool': 1 } });
     const asked = connection
       .withDeadline(Date.now() + 2000, () => connection.workflowService.describeNamespace({ namespace }))
       .then(() => ({ served: true }), (error: unknown) => ({ error }));

@@ -52,7 +52,7 @@ export interface Engine {
  * cluster: an unreachable one makes readiness say so and job calls answer 503 until it comes back.
  */
 export function createEngine(t: Config['temporal'], address: string, uiUrl: string | null, deps: JobsDeps): Engine {
-  const connection = lazyConnection(address, t.connect_timeout_ms);
+  const connection = lazyConnection(address, t.connect_timeout_ms, t.health_check_interval_ms);
   // The activities start jobs themselves (the sweep starts owners' re-embedding): through the runner below.
   // Erasure deletes the owner's runs through a client of its own.
   const client = new Client({ connection, namespace: t.namespace });

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { freePort, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
@@ -15,6 +18,11 @@ async function statusUntil(svc: TestService, ready: boolean): Promise<{ status: 
   }
   return res;
 }
+
+/** The late cluster's test: checked every 200 ms, away 30 s, and expected back within 5 s of answering. */
+const CHECK_MS = 200;
+const OUTAGE_MS = 30_000;
+const BACK_WITHIN_MS = 5_000;
 
 function privateDevServer(port = 0): Promise<DevServer> {
   const cli = resolveTemporalCli(process.env.TEMPORAL_CLI_PATH, process.env.PATH);
@@ -65,8 +73,14 @@ describe('Temporal goes away while the service runs', () => {
 });
 
 describe('Temporal unreachable or disabled from the start', () => {
-  it('starts anyway against an unreachable cluster: 503 on consolidate, 201 on facts, status not ready', async () => {
-    const svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, TEMPORAL_TASK_QUEUE: `nowhere-${randomUUID()}` } });
+  it('starts anyway against an unreachable cluster (503 on consolidate, 201 on facts, status not ready), and is ready within a few checks of the cluster coming up, however long it was away', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-late-temporal-'));
+    const yaml = join(dir, 'temporal.yaml');
+    writeFileSync(yaml, `health_check_interval_ms: ${CHECK_MS}\nconnect_timeout_ms: 1000\n`);
+    const port = await freePort();
+    const startedAt = Date.now();
+    const svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `late-${randomUUID()}`, TEMPORAL_CONFIG: yaml } });
+    let late: DevServer | null = null;
     try {
       const refused = await svc.call('POST', '/v1/memory/consolidate?entity_id=u1');
       expect(refused.status).toBe(503);
@@ -75,10 +89,23 @@ describe('Temporal unreachable or disabled from the start', () => {
       const status = await svc.call('GET', '/status', { key: null });
       expect(status.status).toBe(503);
       expect(status.body.temporal.ready).toBe(false);
+
+      // Away long enough for gRPC's default reconnect backoff (1 s, growing 1.6x per failure, jittered) to
+      // reach ~17 s between attempts. With that backoff, readiness came back whenever the next attempt fell
+      // (14.7 s and 2.8 s after the cluster in two runs, so this catches it in most runs, not all); with the
+      // channel reconnecting at the check interval (src/temporal/client.ts), within milliseconds.
+      await new Promise((r) => setTimeout(r, Math.max(0, startedAt + OUTAGE_MS - Date.now())));
+      late = await privateDevServer(port);
+      const upAt = Date.now();
+      expect((await statusUntil(svc, true)).status).toBe(200);
+      expect(Date.now() - upAt).toBeLessThan(BACK_WITHIN_MS);
+      expect((await svc.call('POST', '/v1/memory/consolidate?entity_id=u1')).status).toBe(200);
     } finally {
       await svc.stop();
+      await late?.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 150_000);
 
   it('answers 503 on consolidate when Temporal is switched off (TEMPORAL_ENABLED=false)', async () => {
     const svc = await startTestService({ env: { TEMPORAL_ENABLED: 'false' } });
