@@ -45,9 +45,10 @@ export interface JobRequest {
  * A failing call is retried for at most `connectTimeoutMs` (retry.ts), so no call outlives a dead cluster by more.
  *
  * Its channel tries to reconnect at least every `reconnectMs` (the readiness check's interval). gRPC's
- * own backoff grows to 120 s while the cluster is away, and the channel fails every call at once until
- * its next attempt: after a minute's outage, readiness (and every job waiting on it, such as an erasure
- * requested meanwhile) lagged the cluster's return by ~20 s, and by up to two minutes after longer ones.
+ * own backoff grows 1.6x per failed attempt up to 120 s while the cluster is away, and the channel fails
+ * every call at once until its next attempt: after 30 s away, readiness (and every job waiting on it, such
+ * as an erasure requested meanwhile) lagged the cluster's return by 2.8 and 14.7 s in two runs, and the lag
+ * can reach the whole backoff after a longer outage.
  */
 export function lazyConnection(address: string, connectTimeoutMs: number, reconnectMs: number): Connection {
   return Connection.lazy({
