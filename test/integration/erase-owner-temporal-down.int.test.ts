@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { freePort, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { fillOwner, ownerKeys, ownerQuery, readOwner } from '../helpers/erase.js';
+import { memoryLog } from '../helpers/memory-log.js';
 import { until } from '../helpers/reembed.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { KEYS } from '../helpers/service.js';
@@ -25,7 +26,9 @@ describe('erasing an owner while Temporal is down', () => {
     const port = await freePort();
     const yaml = join(dir, 'temporal.yaml');
     writeFileSync(yaml, 'health_check_interval_ms: 100\nconnect_timeout_ms: 1000\n');
-    svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `erase-down-${randomUUID()}`, TEMPORAL_CONFIG: yaml } });
+    // The service's log, kept to explain a receipt that never completes (this test failed so once in CI).
+    const { log, entries } = memoryLog();
+    svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `erase-down-${randomUUID()}`, TEMPORAL_CONFIG: yaml }, log });
     const call = svc.call;
     const owner = 'while-down';
     const { docIds } = await fillOwner(call, KEYS.acme, owner);
@@ -68,9 +71,17 @@ describe('erasing an owner while Temporal is down', () => {
 
     const cli = resolveTemporalCli(process.env.TEMPORAL_CLI_PATH, process.env.PATH);
     if (!cli) throw new Error('no Temporal CLI (see test/global-setup.ts)');
+    const serverStartedAt = Date.now();
     temporal = await startDevServer({ cli: cli.path, port, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 90_000 });
 
-    const done = await until(() => call('GET', `/v1/memory/erasures/${answer.body.receipt_id}`), (r) => r.body?.state === 'complete', 90_000);
+    const done = await until(() => call('GET', `/v1/memory/erasures/${answer.body.receipt_id}`), (r) => r.body?.state === 'complete', 90_000).catch((error: unknown) => {
+      // What the service said since the server was started, repeats collapsed (the workers retry every 100 ms).
+      const said = entries()
+        .filter((e) => e.msg !== 'request' && Number(e.time) >= serverStartedAt)
+        .map((e) => `${String(e.level)} ${String(e.msg)}${e.err ? `: ${String((e.err as { message?: unknown }).message).slice(0, 200)}` : ''}`)
+        .filter((line, i, all) => line !== all[i - 1]);
+      throw new Error(`${String(error)}; Temporal readiness ${JSON.stringify(svc?.deps.jobs.readiness())}; the service's log since the server was started:\n${said.slice(-60).join('\n')}`);
+    });
     expect(done.body.counts).toMatchObject({ documents: 4, entities: 2, relationships: 1, facts: 3 });
     expect(ownerKeys(svc.deps.store, scope)).toEqual([]);
     expect(await readOwner(call, KEYS.acme, 'neighbour', kept.docIds)).toEqual(neighbour);
