@@ -9,6 +9,7 @@ import { hostedScopesOnly } from './middleware/placement.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestFrame } from './middleware/request-frame.js';
 import { versioning } from './middleware/versioning.js';
+import { cacheQueries } from './query-cache.js';
 import { createRouter, type AppRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
@@ -38,6 +39,7 @@ import { registerIndexRoute, registerStatusRoute } from './routes/status.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
+  cacheQueries(app);
   const root = createRoutes(deps);
 
   app.use(requestFrame(deps));
