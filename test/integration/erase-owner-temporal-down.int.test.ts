@@ -26,7 +26,7 @@ describe('erasing an owner while Temporal is down', () => {
     const port = await freePort();
     const yaml = join(dir, 'temporal.yaml');
     writeFileSync(yaml, 'health_check_interval_ms: 100\nconnect_timeout_ms: 1000\n');
-    // The service's log, kept to explain a receipt that never completes (this test failed so once in CI).
+    // The service's log, kept to explain a receipt that never completes (this test failed that way once in CI).
     const { log, entries } = memoryLog();
     svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `erase-down-${randomUUID()}`, TEMPORAL_CONFIG: yaml }, log });
     const call = svc.call;
