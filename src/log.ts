@@ -24,7 +24,7 @@ export function createLogger(level: string, destination: DestinationStream = buf
  *
  * The lines are handed to sonic-boom as bytes (`contentMode: 'buffer'`), which it keeps as they came and
  * joins once per write. As text it appends each line to one string and measures that string's bytes,
- * flattening the whole buffer again for every line: ~4 KB allocated per request line (README, Performance).
+ * flattening the whole buffer again for every line: ~4 KB allocated per request line (docs/performance-facts.md).
  */
 function bufferedStdout(): DestinationStream {
   return (sharedStdout ??= openBufferedStdout());

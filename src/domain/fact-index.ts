@@ -27,7 +27,7 @@ export type RestoreFact = (id: string) => Fact | undefined;
  *
  * Given `restore`, a fact that is no longer active is kept as its key and state only (~270 bytes, against
  * ~470 whole): an owner's history grows with every supersession while its active facts do not, and
- * every version held whole made each minor GC slower as it grew (README, Performance). What a listing
+ * every version held whole made each minor GC slower as it grew (docs/performance-facts.md). What a listing
  * returns of such a version is read back through `restore`, a page at a time; filtering, ordering and
  * planning read the key and state alone. Without `restore` every version is kept whole.
  *

@@ -34,7 +34,7 @@ export async function bodyBytes(ctx: AppContext, limitBytes: number): Promise<Bu
  * paused, read no further), 400 when the client went away before the end, the stream's own error as it
  * is. co-body's layers around raw-body (an async wrapper, its options cloned and parsed, a promise, five
  * listeners and a copy of the bytes) cost the main thread ~5 µs per request: ~6% of the assertions a
- * second (README, Performance). A compressed body still goes through co-body, which inflates it.
+ * second (docs/performance-facts.md). A compressed body still goes through co-body, which inflates it.
  */
 function plainBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = req.headers['content-length'];

@@ -324,7 +324,7 @@ export interface EntityQuery {
  * after the fact's own, so the state written when an assertion supersedes the owner's latest fact usually
  * lands in the leaf page its new fact dirties anyway. Under a range of its own (`fst`, the layout before
  * 2026-11-27, still read) each such assertion dirtied two leaves per owner: ~18 KB written per assertion
- * against ~11 (README, Performance).
+ * against ~11 (docs/performance-facts.md).
  */
 const FACT_STATE = 'st';
 const LEGACY_FACT_STATE = 'fst';
