@@ -18,7 +18,7 @@ export function createLogger(level: string, destination: DestinationStream = buf
 
 /**
  * Standard output, written a few kilobytes at a time, and at least every `LOG_FLUSH_MS`: with a request
- * log line each, one write per line cost ~2.3 µs of the main thread per request (bench:facts, README).
+ * log line each, one write per line cost ~2.3 µs of the main thread per request (bench:facts, docs/performance-facts.md).
  * A quiet service's lines still appear within that time, and every line is written out when the process
  * exits (pino flushes its destination then); only a `kill -9` loses what the last interval held.
  *

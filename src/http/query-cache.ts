@@ -8,7 +8,7 @@ const LONGEST_KEPT = 256;
 
 /**
  * `ctx.query` parsed once per distinct query string rather than once per request. Koa 3 parses it with
- * URLSearchParams into a new object every request (~1.8 µs of an assertion's ~65 µs main thread, README),
+ * URLSearchParams into a new object every request (~1.8 µs of an assertion's ~65 µs main thread, docs/performance-facts.md),
  * while the requests of one owner repeat the same few strings (`?entity_id=…`). The parse is Koa's own,
  * so the object is the one Koa would give. It is frozen (with the arrays of repeated parameters), because it
  * is now shared between requests: every reader copies or reads it (`parseQuery` spreads it), and a write to
