@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { cpuSeconds, plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
-const ROUNDS = Number(process.argv[3] ?? 3);
+const ROUNDS = Number(process.argv[3] ?? 5);
 const WARMUP_SECONDS = 3;
 const CONNECTIONS = 50;
 const KEY = 'sk_bench_0123456789abcdef';
