@@ -17,10 +17,14 @@ export function createLogger(level: string, destination: DestinationStream = buf
 }
 
 /**
- * Standard output, written a few kilobytes at a time, and at least every `LOG_FLUSH_MS`: with a request
+ * Standard output, written `LOG_BUFFER_BYTES` at a time, and at least every `LOG_FLUSH_MS`: with a request
  * log line each, one write per line cost ~2.3 µs of the main thread per request (bench:facts, docs/performance-facts.md).
- * A quiet service's lines still appear within that time, and every line is written out when the process
- * exits (pino flushes its destination then); only a `kill -9` loses what the last interval held.
+ * Each write is a task for libuv's thread pool, whose threads share the cores with the main thread and
+ * LMDB's commits: at 16 KB rather than 4 KB a loaded service makes a quarter of the writes, and its
+ * main thread spent 2-3 µs less per assertion in three alternated A/Bs (docs/performance-facts.md). A
+ * busy service's lines are written within milliseconds either way; a quiet service's still appear within
+ * `LOG_FLUSH_MS`, and every line is written out when the process exits (pino flushes its destination
+ * then); only a `kill -9` loses what the last interval held.
  *
  * The lines are handed to sonic-boom as bytes (`contentMode: 'buffer'`), which it keeps as they came and
  * joins once per write. As text it appends each line to one string and measures that string's bytes,
@@ -37,13 +41,22 @@ function bufferedStdout(): DestinationStream {
 let sharedStdout: DestinationStream | undefined;
 
 function openBufferedStdout(): DestinationStream {
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, contentMode: 'buffer' });
+  const stdout = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BUFFER_BYTES,
+    // sonic-boom refuses a `minLength` that is not below its largest write (16 KB unless told).
+    maxWrite: LOG_MAX_WRITE_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+    contentMode: 'buffer',
+  });
   // Its types say text; in buffer mode it takes bytes. `write` is looked up on every call: when stdout is
   // a pipe closed by its reader (EPIPE), pino swaps the stream's `write` for a no-op.
   return { write: (line: string) => void stdout.write(Buffer.from(line) as unknown as string) };
 }
 
-const LOG_BUFFER_BYTES = 4096;
+const LOG_BUFFER_BYTES = 16 * 1024;
+const LOG_MAX_WRITE_BYTES = 64 * 1024;
 const LOG_FLUSH_MS = 100;
 
 /**

@@ -21,8 +21,8 @@ const loggedRequestIds = (service: ServiceProcess): string[] =>
     .filter((entry) => entry.msg === 'request')
     .map((entry) => entry.requestId!);
 
-// The log is written to stdout a few kilobytes at a time (src/log.ts): these are the two ways a buffer
-// could keep a line from an operator.
+// The log is written to stdout 16 KB at a time, in writes of up to 64 KB (src/log.ts): these are the two
+// ways a buffer could keep a line from an operator.
 describe('the log on standard output', () => {
   it("reaches stdout while the service is quiet: one request's line, far less than a buffer", async () => {
     const service = await start();
@@ -33,7 +33,8 @@ describe('the log on standard output', () => {
 
   it('holds every answered request line once the process has stopped on SIGTERM', async () => {
     const running = await start();
-    const ids = Array.from({ length: 40 }, (_, i) => `burst-${i}`);
+    // ~300 bytes a line: more than one buffer, and more than one write's worth, are pending when it stops.
+    const ids = Array.from({ length: 300 }, (_, i) => `burst-${i}`);
     const answers = await Promise.all(ids.map((id) => assert(running.url, id)));
     expect(answers.map((res) => res.status)).toEqual(ids.map(() => 201));
     // The pipe's last bytes can be read after the exit is reported: both are awaited.
