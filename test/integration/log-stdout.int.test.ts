@@ -33,7 +33,8 @@ describe('the log on standard output', () => {
 
   it('holds every answered request line once the process has stopped on SIGTERM', async () => {
     const running = await start();
-    // ~300 bytes a line: more than one buffer, and more than one write's worth, are pending when it stops.
+    // ~300 bytes a line, ~90 KB in all: several buffers' worth, and the lines still in the buffer when the
+    // service stops must be written too.
     const ids = Array.from({ length: 300 }, (_, i) => `burst-${i}`);
     const answers = await Promise.all(ids.map((id) => assert(running.url, id)));
     expect(answers.map((res) => res.status)).toEqual(ids.map(() => 201));
