@@ -21,7 +21,7 @@ const loggedRequestIds = (service: ServiceProcess): string[] =>
     .filter((entry) => entry.msg === 'request')
     .map((entry) => entry.requestId!);
 
-// The log is written to stdout 16 KB at a time, in writes of up to 64 KB (src/log.ts): these are the two
+// The log is written to stdout in blocks of kilobytes (src/log.ts, LOG_BUFFER_BYTES): these are the two
 // ways a buffer could keep a line from an operator.
 describe('the log on standard output', () => {
   it("reaches stdout while the service is quiet: one request's line, far less than a buffer", async () => {
