@@ -16,10 +16,13 @@ export function spawnServer(
   env: Record<string, string>,
   urlOf: (line: string) => string | undefined,
   nodeArgs: string[] = [],
+  /** A command node runs under (`valgrind` and its options), or none. */
+  launcher: string[] = [],
 ): Promise<{ url: string; child: ChildProcess }> {
   const built = join('dist', entry.replace(/\.ts$/, '.js'));
   if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [...nodeArgs, built], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command = process.execPath, ...args] = [...launcher, process.execPath, ...nodeArgs, built];
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -55,12 +58,19 @@ export interface BenchService {
  * Starts the real service (`src/main.ts`, Temporal off) on `dataDir` with one API key for tenant
  * `bench`, whose keys file is written beside it.
  */
-export async function spawnEngram(dataDir: string, key: string, keysDir: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
+export async function spawnEngram(
+  dataDir: string,
+  key: string,
+  keysDir: string,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  launcher: string[] = [],
+): Promise<BenchService> {
   const keysFile = join(keysDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
   // The hashing embedder unless a benchmark asks for the model: most measure what is not embedding.
   const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', EMBEDDER: 'hash', ...extraEnv };
-  const { url, child } = await spawnServer('src/main.ts', env, engramUrl, nodeArgs);
+  const { url, child } = await spawnServer('src/main.ts', env, engramUrl, nodeArgs, launcher);
   return { url, child, stop: () => stopChild(child) };
 }
 
