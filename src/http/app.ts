@@ -10,7 +10,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestFrame } from './middleware/request-frame.js';
 import { versioning } from './middleware/versioning.js';
 import { cacheQueries } from './query-cache.js';
-import { createRouter, type AppRouter } from './router.js';
+import { createRouter, keepMatches, type AppRouter } from './router.js';
 import { registerConsolidateRoute } from './routes/consolidate.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerEntityRoutes } from './routes/entities.js';
@@ -82,5 +82,5 @@ export function createRoutes(deps: AppDeps): AppRouter {
   registerIndexRoute(root);
   assertPostsDeclared(root);
   root.use('/v1', v1.routes());
-  return root;
+  return keepMatches(root);
 }
