@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
-import { fixedFieldLogger } from '../../log.js';
 import type { AppContext, AppDeps, AppState } from '../context.js';
 import { observeRequest } from './metrics.js';
-import { answeredStatus, logRequest } from './request-log.js';
+import { answeredStatus, requestLine } from './request-log.js';
 
 const VALID_INCOMING = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,7 +15,7 @@ const VALID_INCOMING = /^[A-Za-z0-9._:-]{1,128}$/;
  * `close` listener for all of it, since each layer of Koa's chain and each listener costs every request.
  */
 export function requestFrame(deps: Pick<AppDeps, 'holds' | 'log' | 'ownerDigest' | 'metrics'>): Middleware<AppState> {
-  const log = fixedFieldLogger(deps.log);
+  const logLine = requestLine(deps.log, deps.ownerDigest);
   const metrics = deps.metrics?.registry;
   return (ctx, next) => {
     const started = performance.now();
@@ -33,7 +32,7 @@ export function requestFrame(deps: Pick<AppDeps, 'holds' | 'log' | 'ownerDigest'
   function closed(ctx: AppContext, started: number): void {
     const ms = performance.now() - started;
     const status = answeredStatus(ctx);
-    logRequest(log, deps.ownerDigest, ctx, status, ms);
+    logLine(ctx, status, ms);
     if (metrics) observeRequest(metrics, ctx, status, ms);
   }
 }
