@@ -13,15 +13,17 @@ type MatchResult = ReturnType<AppRouter['match']>;
  * Keeps the router's `match` of each method and path it has answered, for a router whose routes are all
  * registered (call it last). @koa/router tests every route's regular expression against every request's
  * path: with the API's ~50 routes that was ~3.5% of the instructions a fact assertion costs the service
- * (`npm run bench:instructions`), for an answer that depends on the method and path alone. At most
- * `MATCHES_KEPT` paths are kept (paths carry ids, and anyone can send any path): past that the memory
- * starts again, and a path not kept is matched as before.
+ * (`npm run bench:instructions`), for an answer that depends on the method and path alone. Anyone can
+ * send any path (versioning matches before auth), and paths carry ids: at most `MATCHES_KEPT` paths of at
+ * most `KEPT_PATH_MAX` characters are kept (~2 MB at most), past that the memory starts again, and a path
+ * not kept is matched as before.
  */
 export function keepMatches(router: AppRouter): AppRouter {
   const match = router.match.bind(router);
   const kept = new Map<string, Map<string, MatchResult>>();
   let size = 0;
   router.match = (path, method) => {
+    if (path.length > KEPT_PATH_MAX) return match(path, method);
     let byPath = kept.get(method);
     if (!byPath) kept.set(method, (byPath = new Map()));
     let found = byPath.get(path);
@@ -43,3 +45,5 @@ export function keepMatches(router: AppRouter): AppRouter {
 }
 
 const MATCHES_KEPT = 4096;
+/** Longer than any route's path with ids of at most 128 characters, far shorter than a request line may be (~16 KB). */
+const KEPT_PATH_MAX = 512;

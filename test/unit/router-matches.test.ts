@@ -54,8 +54,11 @@ describe('a router that keeps its matches', () => {
     expect(second.route).toBe(true);
   });
 
-  it('matches every path still, past the number of paths it keeps', async () => {
+  it('matches every path still, past the number of paths it keeps and past the length of a path it keeps', async () => {
     for (let i = 0; i < 5000; i++) expect(router.match(`/v1/things/id-${i}`, 'GET').route).toBe(true);
+    const long = `/v1/things/${'x'.repeat(2000)}`;
+    expect(router.match(long, 'GET').route).toBe(true);
+    expect(await (await fetch(`${base}${long}`)).json()).toEqual({ id: 'x'.repeat(2000), matched: 1 });
     expect(router.match('/v1/things', 'GET').route).toBe(false);
     expect(await (await fetch(`${base}/v1/things/last`)).json()).toEqual({ id: 'last', matched: 1 });
   });
