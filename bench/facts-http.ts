@@ -17,6 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { factBody } from './lib/fact-stream.js';
 import { cpuSeconds, plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
@@ -64,10 +65,6 @@ async function load(scenario: Scenario, seconds: number): Promise<Figure> {
     clientUs: (client.user + client.system) / Math.max(1, result.requests.total),
     errors: result.non2xx + result.errors + result.timeouts,
   };
-}
-
-function factBody(i: number): string {
-  return JSON.stringify({ predicate: `p${i % 20}`, value: `value-${i}`, subject_type: 'owner' });
 }
 
 async function main(): Promise<void> {

@@ -13,13 +13,14 @@
  * do not show in it, so it says which code costs more, and `bench:facts` says what the machine serves.
  *
  * Run: `npm run bench:instructions -- [requests] [warm-up requests]` (builds first; needs valgrind, on
- * every machine of this project). Takes ~5 minutes: valgrind runs node ~50 times slower.
+ * every machine of this project). Takes ~3 minutes: valgrind runs node many times slower.
  */
 import autocannon from 'autocannon';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { factBody } from './lib/fact-stream.js';
 import { plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const COUNTED = Number(process.argv[2] ?? 5000);
@@ -51,7 +52,7 @@ function load(url: string, amount: number): Promise<autocannon.Result> {
           ...req,
           path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`,
           headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ predicate: `p${i % 20}`, value: `value-${i++}`, subject_type: 'owner' }),
+          body: factBody(i++),
         }),
       },
     ],

@@ -30,9 +30,7 @@ export function keepMatches(router: AppRouter): AppRouter {
     if (!found) {
       found = match(path, method);
       if (size >= MATCHES_KEPT) {
-        kept.clear();
-        kept.set(method, byPath);
-        byPath.clear();
+        for (const paths of kept.values()) paths.clear();
         size = 0;
       }
       byPath.set(path, found);

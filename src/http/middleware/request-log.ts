@@ -30,12 +30,15 @@ export function requestLine(log: Logger, ownerDigest: (entityId: string) => stri
     let route = template === null ? 'null' : routes.get(template);
     if (route === undefined) routes.set(template!, (route = JSON.stringify(template)));
     const principal = ctx.state.principal as AppState['principal'] | undefined;
-    let key = principal ? principals.get(principal) : '';
-    if (key === undefined) principals.set(principal!, (key = `,"tenant":${JSON.stringify(principal!.tenant)},"keyId":${JSON.stringify(principal!.keyId)}`));
+    let principalFields = principal ? principals.get(principal) : '';
+    if (principalFields === undefined) {
+      principalFields = `,"tenant":${JSON.stringify(principal!.tenant)},"keyId":${JSON.stringify(principal!.keyId)}`;
+      principals.set(principal!, principalFields);
+    }
     const owner = ctx.query.entity_id;
     stream.write(
       `{"level":30,"time":${Date.now()}${bindings},"requestId":"${ctx.state.requestId}","method":"${ctx.method}","route":${route},"status":${status},` +
-        `"ms":${Math.round(ms * 10) / 10}${key}${typeof owner === 'string' ? `,"owner":"${ownerDigest(owner)}"` : ''}` +
+        `"ms":${Math.round(ms * 10) / 10}${principalFields}${typeof owner === 'string' ? `,"owner":"${ownerDigest(owner)}"` : ''}` +
         `${status === CLIENT_CLOSED_REQUEST ? ',"aborted":true' : ''},"msg":"request"}\n`,
     );
   };
