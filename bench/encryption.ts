@@ -5,7 +5,6 @@
  * from sealed and from clear records, in process. Target: each rate with encryption ≥ 0.90 of without.
  * Run: `npm run bench:encryption -- [seconds] [rounds]` (builds first).
  */
-import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,8 @@ import type { Fact } from '../src/domain/facts.js';
 import { GraphStore } from '../src/store/graph.js';
 import { openStore } from '../src/store/lmdb.js';
 import { createCorpus } from './lib/corpus.js';
-import { cpuSeconds, spawnEngram, type BenchService } from './lib/processes.js';
+import { postLoad } from './lib/post-load.js';
+import { spawnEngram, type BenchService } from './lib/processes.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -32,17 +32,8 @@ interface Figure {
 }
 
 async function load(service: BenchService, connections: number, seconds: number, request: (n: number) => { path: string; body: string }): Promise<Figure> {
-  let n = 0;
-  const before = cpuSeconds(service.child);
-  const result = await autocannon({
-    url: service.url,
-    connections,
-    duration: seconds,
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, ...request(n++) }) }],
-  });
-  const cpu = cpuSeconds(service.child) - before;
-  return { rps: result.requests.average, p99: result.latency.p99, cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total), errors: result.non2xx + result.errors + result.timeouts };
+  const { rps, p99, serviceUs, errors } = await postLoad(service, KEY, connections, seconds, request);
+  return { rps, p99, cpuUs: serviceUs, errors };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -9,6 +9,11 @@
  *   the same batch supersedes it; a state record for each fact of an earlier batch it supersedes), 100
  *   assertions per transaction, 16 transactions in flight;
  * - the same assertions one per request (`POST /v1/memory/facts`), 16 in flight.
+ * The requests are sent by autocannon, as bench:facts sends its own, and the client's CPU per fact is
+ * printed beside the service's: the client shares the machine's two cores with the service. Until
+ * 2026-12-02 they were sent with `fetch`, which cost ~10 µs of the client's CPU per fact against the
+ * service's ~25 (bodies serialised anew, responses read through web streams), and kept ~0.4 of a core
+ * from the service; the figures from before then are lower for it.
  * Run: `npm run bench:batch -- [seconds]` (builds first).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { open } from 'lmdb';
-import { spawnEngram } from './lib/processes.js';
+import { postLoad } from './lib/post-load.js';
+import { spawnEngram, type BenchService } from './lib/processes.js';
 
 const KEY = 'sk_bench_batch_0123456789abcdef';
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -26,6 +32,22 @@ const PER_BATCH = 100;
 const PREDICATES = 20;
 
 const assertion = (i: number) => ({ predicate: `p${i % PREDICATES}`, value: `value-${i}` });
+
+interface HttpRate {
+  /** Facts asserted per second. */
+  facts: number;
+  /** CPU per fact: the service's (every thread) and the load generator's (this process). */
+  serviceUs: number;
+  clientUs: number;
+  p99: number;
+}
+
+/** POSTs `request(n)` for `seconds`, IN_FLIGHT at a time, each asserting `perRequest` facts; every request must succeed. */
+async function httpRate(engram: BenchService, seconds: number, perRequest: number, request: (n: number) => { path: string; body: string }): Promise<HttpRate> {
+  const load = await postLoad(engram, KEY, IN_FLIGHT, seconds, request);
+  if (load.errors > 0) throw new Error(`${load.errors} requests failed`);
+  return { facts: load.rps * perRequest, serviceUs: load.serviceUs / perRequest, clientUs: load.clientUs / perRequest, p99: load.p99 };
+}
 
 /** Runs `task` with IN_FLIGHT callers for `seconds`; returns how many units the tasks reported per second. */
 async function rate(seconds: number, task: (worker: number, round: number) => Promise<number>): Promise<number> {
@@ -47,24 +69,15 @@ async function rate(seconds: number, task: (worker: number, round: number) => Pr
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-batch-'));
   const engram = await spawnEngram(join(dir, 'data'), KEY, dir);
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${engram.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
-  };
   const db = open({ path: join(dir, 'raw'), compression: false });
   try {
-    const batchBody = { operations: Array.from({ length: PER_BATCH }, (_, i) => ({ op: 'assert_fact', ...assertion(i) })) };
-    const owner = (worker: number, round: number) => `o${(worker * 7 + round) % OWNERS}`;
+    const batchBody = JSON.stringify({ operations: Array.from({ length: PER_BATCH }, (_, i) => ({ op: 'assert_fact', ...assertion(i) })) });
+    const batch = (n: number) => ({ path: `/v1/memory/batch?entity_id=o${n % OWNERS}`, body: batchBody });
     // Warm-up: every owner exists and its facts are loaded.
-    await rate(2, async (w, r) => (await post(`/v1/memory/batch?entity_id=${owner(w, r)}`, batchBody), PER_BATCH));
+    await httpRate(engram, 2, PER_BATCH, batch);
 
-    const batched = await rate(SECONDS, async (w, r) => (await post(`/v1/memory/batch?entity_id=${owner(w, r)}`, batchBody), PER_BATCH));
-    const single = await rate(SECONDS, async (w, r) => (await post(`/v1/memory/facts?entity_id=${owner(w, r)}`, assertion(r)), 1));
+    const batched = await httpRate(engram, SECONDS, PER_BATCH, batch);
+    const single = await httpRate(engram, SECONDS, 1, (n) => ({ path: `/v1/memory/facts?entity_id=o${n % OWNERS}`, body: JSON.stringify(assertion(n)) }));
 
     let next = 0;
     const raw = await rate(SECONDS, async (w) => {
@@ -88,8 +101,9 @@ async function main(): Promise<void> {
 
     console.log(`fact assertions, ${IN_FLIGHT} in flight over ${OWNERS} owners, ${SECONDS} s each (80% supersede an earlier one):`);
     console.log(`  raw LMDB, ${PER_BATCH} per transaction (storage floor): ${raw.toFixed(0)} facts/s`);
-    console.log(`  POST /v1/memory/batch, ${PER_BATCH} per request: ${batched.toFixed(0)} facts/s, ${(batched / raw).toFixed(2)}x the floor`);
-    console.log(`  POST /v1/memory/facts, one per request: ${single.toFixed(0)} facts/s, ${(single / raw).toFixed(3)}x the floor; the batch is ${(batched / single).toFixed(1)}x it`);
+    const cpu = (r: HttpRate) => `${r.serviceUs.toFixed(1)} µs of the service's CPU per fact (the client's ${r.clientUs.toFixed(1)}), p99 ${r.p99} ms`;
+    console.log(`  POST /v1/memory/batch, ${PER_BATCH} per request: ${batched.facts.toFixed(0)} facts/s, ${(batched.facts / raw).toFixed(2)}x the floor; ${cpu(batched)}`);
+    console.log(`  POST /v1/memory/facts, one per request: ${single.facts.toFixed(0)} facts/s, ${(single.facts / raw).toFixed(3)}x the floor; ${cpu(single)}; the batch is ${(batched.facts / single.facts).toFixed(1)}x it`);
   } finally {
     await db.close();
     await engram.stop();
