@@ -108,9 +108,17 @@ export class FactOverlay {
       let laterInFlight = false;
       for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
       // The committed facts, each in its staged version when it has one, then the staged facts not among them.
+      // A staged fact is among them exactly when it replaced one: no lookup in the owner's whole index (with a
+      // batch in flight, one per staged fact of the chain, each a few cache misses in a large map).
       const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
-      for (let i = 0; i < found.length; i++) if (ids.has(found[i]!.fact_id)) found[i] = pending.get(found[i]!.fact_id)!.fact;
-      for (const f of inFlight) if (!this.committed.has(f.fact_id) || !found.some((c) => c.fact_id === f.fact_id)) found.push(f);
+      let replaced: Set<string> | undefined;
+      for (let i = 0; i < found.length; i++) {
+        const id = found[i]!.fact_id;
+        if (!ids.has(id)) continue;
+        found[i] = pending.get(id)!.fact;
+        (replaced ??= new Set()).add(id);
+      }
+      for (const f of inFlight) if (!replaced?.has(f.fact_id)) found.push(f);
       return found;
     },
     activeFacts: () => {
