@@ -108,17 +108,21 @@ export class FactOverlay {
       let laterInFlight = false;
       for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
       // The committed facts, each in its staged version when it has one, then the staged facts not among them.
-      // A staged fact is among them exactly when it replaced one: no lookup in the owner's whole index (with a
-      // batch in flight, one per staged fact of the chain, each a few cache misses in a large map).
+      // A staged fact is among them exactly when it replaced one (the same object as in `inFlight`): no lookup
+      // in the owner's whole index (with a batch in flight, one per staged fact of the chain, each a few cache
+      // misses in a large map), and no set made for the usual single replacement (a single-valued predicate's).
       const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
-      let replaced: Set<string> | undefined;
+      let replaced: Fact | undefined;
+      let replacedMore: Set<Fact> | undefined;
       for (let i = 0; i < found.length; i++) {
         const id = found[i]!.fact_id;
         if (!ids.has(id)) continue;
-        found[i] = pending.get(id)!.fact;
-        (replaced ??= new Set()).add(id);
+        const staged = pending.get(id)!.fact;
+        found[i] = staged;
+        if (replaced === undefined) replaced = staged;
+        else (replacedMore ??= new Set([replaced])).add(staged);
       }
-      for (const f of inFlight) if (!replaced?.has(f.fact_id)) found.push(f);
+      for (const f of inFlight) if (f !== replaced && !replacedMore?.has(f)) found.push(f);
       return found;
     },
     activeFacts: () => {

@@ -56,6 +56,20 @@ describe('OwnerFacts overlay', () => {
     expect(facts.committed.activeFacts().map((f) => f.fact_id)).toEqual(['b']);
   });
 
+  it('shows each fact of a chain once, in its staged version, however many of its committed facts are in flight', () => {
+    // A multi-valued predicate: three active facts, two of them closed by writes in flight beside a new one.
+    const facts = new FactOverlay([{ ...stored('a'), cardinality: 'multi' }, { ...stored('b'), cardinality: 'multi' }, { ...stored('c'), cardinality: 'multi' }]);
+    facts.stage([{ ...stored('a', 20), cardinality: 'multi' }, { ...stored('d'), cardinality: 'multi' }]);
+    facts.stage([{ ...stored('b', 20), cardinality: 'multi' }]);
+    const near = facts.view.neighbourhood('owner', null, 'city', 10);
+    expect(near.map((f) => [f.fact_id, f.invalid_from]).sort()).toEqual([
+      ['a', 20],
+      ['b', 20],
+      ['c', null],
+      ['d', null],
+    ]);
+  });
+
   it('forgets a failed batch without losing a later staged version of the same fact', () => {
     const facts = new FactOverlay([stored('a')]);
     const failed = facts.stage([stored('a', 20)]);
