@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countDump } from './lib/callgrind.js';
 import { factBody } from './lib/fact-stream.js';
-import { plainUrl, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
+import { plainUrl, requireTool, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const COUNTED = Number(process.argv[2] ?? 5000);
 /** Enough for the hot paths to be optimised: with 4,000, a run counted 20-40% more, much of it TurboFan at work. */
@@ -102,11 +102,7 @@ async function count(name: string, start: (launcher: string[]) => Promise<{ url:
 }
 
 async function main(): Promise<void> {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error('bench:instructions needs valgrind (Debian package valgrind)');
-  }
+  requireTool('valgrind', 'bench:instructions needs valgrind (Debian package valgrind)');
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   try {
     const bare = await count('bare Koa POST (baseline)', (launcher) => spawnServer('bench/servers/bare-koa.ts', {}, plainUrl, [], launcher));

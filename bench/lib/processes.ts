@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -87,4 +87,13 @@ export function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   return exited;
+}
+
+/** Throws `missing` unless `command` runs (a tool a benchmark needs that npm does not install: valgrind, perf). */
+export function requireTool(command: string, missing: string): void {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(missing);
+  }
 }
