@@ -16,7 +16,7 @@
  * service alone, per fact. Takes ~1 minute.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { factBody } from './lib/fact-stream.js';
@@ -68,9 +68,10 @@ async function profile(load: Load): Promise<Profile> {
   const exited = new Promise((resolve) => perf.once('exit', resolve));
   // The load outlasts the recording by a second, so every sample is taken under load.
   const measured = await postLoad(load.service, KEY, load.connections, SECONDS + 1, load.request);
-  await exited;
-  if (measured.errors > 0) throw new Error(`${load.name}: ${measured.errors} requests failed`);
+  const code = await exited;
   try {
+    if (measured.errors > 0) throw new Error(`${load.name}: ${measured.errors} requests failed`);
+    if (code !== 0 || !existsSync(data)) throw new Error(`perf record exited with ${String(code)}: may this user sample other processes (kernel.perf_event_paranoid)?`);
     const units = measured.rps * SECONDS * load.facts;
     const usPerSample = 1e6 / HZ / units;
     const own = samplesBySymbol(data, false);
