@@ -14,6 +14,7 @@ import type { Fact } from '../src/domain/facts.js';
 import { GraphStore } from '../src/store/graph.js';
 import { openStore } from '../src/store/lmdb.js';
 import { createCorpus } from './lib/corpus.js';
+import { factRequest } from './lib/fact-stream.js';
 import { postLoad } from './lib/post-load.js';
 import { spawnEngram, type BenchService } from './lib/processes.js';
 
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   const docs = Array.from({ length: 2000 }, () => JSON.stringify({ content: corpus.sentence(80, 120), metadata: { source: 'bench' } }));
   const on = await spawnEngram(join(dir, 'on'), KEY, dir, { CONTENT_ENCRYPTION: 'on' });
   const off = await spawnEngram(join(dir, 'off'), KEY, dir, { CONTENT_ENCRYPTION: 'off' });
-  const fact = (n: number) => ({ path: `/v1/memory/facts?entity_id=owner-${n % OWNERS}`, body: JSON.stringify({ predicate: `p${n % 20}`, value: `value-${n}`, subject_type: 'owner' }) });
+  const fact = (n: number) => factRequest(n, OWNERS);
   const doc = (n: number) => ({ path: `/v1/documents?entity_id=owner-${n % OWNERS}`, body: docs[n % docs.length]! });
   const scenarios = [
     { name: 'POST /v1/memory/facts (50 connections)', connections: 50, request: fact },

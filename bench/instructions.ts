@@ -24,7 +24,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countDump } from './lib/callgrind.js';
-import { factBody } from './lib/fact-stream.js';
+import { factRequest } from './lib/fact-stream.js';
 import { plainUrl, requireTool, spawnEngram, spawnServer, stopChild } from './lib/processes.js';
 
 const COUNTED = Number(process.argv[2] ?? 5000);
@@ -57,9 +57,8 @@ function load(url: string, amount: number): Promise<autocannon.Result> {
         method: 'POST',
         setupRequest: (req) => ({
           ...req,
-          path: `/v1/memory/facts?entity_id=owner-${i % OWNERS}`,
+          ...factRequest(i++, OWNERS),
           headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: factBody(i++),
         }),
       },
     ],

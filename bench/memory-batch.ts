@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { open } from 'lmdb';
+import { batchBody, PREDICATES } from './lib/fact-stream.js';
 import { postLoad } from './lib/post-load.js';
 import { spawnEngram, type BenchService } from './lib/processes.js';
 
@@ -29,7 +30,6 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const IN_FLIGHT = 16;
 const OWNERS = 50;
 const PER_BATCH = 100;
-const PREDICATES = 20;
 
 const assertion = (i: number) => ({ predicate: `p${i % PREDICATES}`, value: `value-${i}` });
 
@@ -71,8 +71,8 @@ async function main(): Promise<void> {
   const engram = await spawnEngram(join(dir, 'data'), KEY, dir);
   const db = open({ path: join(dir, 'raw'), compression: false });
   try {
-    const batchBody = JSON.stringify({ operations: Array.from({ length: PER_BATCH }, (_, i) => ({ op: 'assert_fact', ...assertion(i) })) });
-    const batch = (n: number) => ({ path: `/v1/memory/batch?entity_id=o${n % OWNERS}`, body: batchBody });
+    const body = batchBody(PER_BATCH);
+    const batch = (n: number) => ({ path: `/v1/memory/batch?entity_id=o${n % OWNERS}`, body });
     // Warm-up: every owner exists and its facts are loaded.
     await httpRate(engram, 2, PER_BATCH, batch);
 

@@ -19,7 +19,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { factBody } from './lib/fact-stream.js';
+import { batchBody, factRequest } from './lib/fact-stream.js';
 import { postLoad } from './lib/post-load.js';
 import { plainUrl, requireTool, spawnEngram, spawnServer, stopChild, type BenchService } from './lib/processes.js';
 
@@ -126,17 +126,16 @@ async function main(): Promise<void> {
     const engram = await spawnEngram(join(dataDir, 'data'), KEY, dataDir, { METRICS_KEY: 'bench_metrics_key_0123456789', CONTENT_ENCRYPTION: 'on' }, ['--perf-basic-prof']);
     started.push(engram.child);
     if (SCENARIO === 'batch') {
-      const body = JSON.stringify({ operations: Array.from({ length: 100 }, (_, i) => ({ op: 'assert_fact', predicate: `p${i % 20}`, value: `value-${i}` })) });
+      const body = batchBody(100);
       print([await profile({ name: 'POST /v1/memory/batch', service: engram, connections: 16, facts: 100, request: (n) => ({ path: `/v1/memory/batch?entity_id=o${n % 50}`, body }) })]);
       return;
     }
     const floorServer = await spawnServer('bench/servers/bare-koa-lmdb.ts', {}, plainUrl, ['--perf-basic-prof']);
     started.push(floorServer.child);
     const floor: BenchService = { ...floorServer, stop: () => stopChild(floorServer.child) };
-    const assertion = (n: number) => ({ path: `/v1/memory/facts?entity_id=owner-${n % 100}`, body: factBody(n) });
     const profiles = [
-      await profile({ name: 'POST /v1/memory/facts', service: engram, connections: 50, facts: 1, request: assertion }),
-      await profile({ name: 'storage floor', service: floor, connections: 50, facts: 1, request: assertion }),
+      await profile({ name: 'POST /v1/memory/facts', service: engram, connections: 50, facts: 1, request: factRequest }),
+      await profile({ name: 'storage floor', service: floor, connections: 50, facts: 1, request: factRequest }),
     ];
     print(profiles);
   } finally {
