@@ -13,7 +13,7 @@
  * Run: `npm run bench:profile -- [seconds] [facts|batch]` (builds first; needs perf, Debian package
  * linux-perf). `facts`: single assertions at 50 connections over 100 owners, the service beside the floor;
  * `batch`: `POST /v1/memory/batch` with 100 assertions per request at 16 connections over 50 owners, the
- * service alone, per fact. Takes ~1 minute.
+ * service alone, per fact (its floor, raw lmdb-js in bench:batch's own process, has no server to sample). Takes ~1 minute.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -108,10 +108,15 @@ function samplesBySymbol(data: string, children: boolean): Map<string, number> {
 function print(profiles: Profile[]): void {
   const unit = profiles[0]!.unitName;
   console.log(`\nCPU per ${unit}, µs (perf record -e cpu-clock at ${HZ} Hz for ${SECONDS} s under load, every thread):`);
-  console.log(`| part | ${profiles.map((p) => p.name).join(' | ')} |`);
-  console.log(`|---|${profiles.map(() => '---').join('|')}|`);
-  console.log(`| all | ${profiles.map((p) => p.total.toFixed(1)).join(' | ')} |`);
-  for (const [label] of PARTS) console.log(`| ${label} | ${profiles.map((p) => p.parts.get(label)!.toFixed(1)).join(' | ')} |`);
+  // Beside a baseline (the storage floor, last), each part's ratio to it: the headline is the first row's.
+  const baseline = profiles.length > 1 ? profiles.at(-1)! : null;
+  const ratio = (us: number, base: number | undefined) => (baseline ? ` | ${base ? (us / base).toFixed(2) : '-'}` : '');
+  console.log(`| part | ${profiles.map((p) => p.name).join(' | ')}${baseline ? ` | ${profiles[0]!.name} / ${baseline.name}` : ''} |`);
+  console.log(`|---|${profiles.map(() => '---').join('|')}${baseline ? '|---' : ''}|`);
+  console.log(`| all | ${profiles.map((p) => p.total.toFixed(1)).join(' | ')}${ratio(profiles[0]!.total, baseline?.total)} |`);
+  for (const [label] of PARTS) {
+    console.log(`| ${label} | ${profiles.map((p) => p.parts.get(label)!.toFixed(1)).join(' | ')}${ratio(profiles[0]!.parts.get(label)!, baseline?.parts.get(label))} |`);
+  }
   for (const p of profiles) {
     console.log(`\n${p.name}: the functions with the most samples of their own, µs per ${unit} (${Math.round(p.units).toLocaleString('en-US')} ${unit}s sampled)`);
     for (const [symbol, us] of p.top) console.log(`${us.toFixed(2).padStart(7)}  ${symbol.slice(0, 140)}`);
