@@ -18,7 +18,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placementKey } from '../src/placement/scope-key.js';
 import { startBenchCluster, temporalReady, type BenchCluster } from './lib/cluster.js';
-import { cpuSeconds, engramUrl, spawnServer, stopChild } from './lib/processes.js';
+import { cpuSeconds, spawnService, stopChild } from './lib/processes.js';
 import { benchTemporal, type BenchTemporal } from './lib/temporal.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     const env = { EMBEDDER: 'hash', LOG_LEVEL: 'info', CONTENT_ENCRYPTION: 'on', TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: address };
     cluster = await startBenchCluster({ dir, nodes: NODES, keysFile, env: { ...env, TEMPORAL_TASK_QUEUE: `bench-scale-${process.pid}` } });
     const loneEnv = { ...env, PORT: '0', DATA_DIR: join(dir, 'lone'), API_KEYS_FILE: keysFile, TEMPORAL_TASK_QUEUE: `bench-scale-lone-${process.pid}` };
-    const started = await spawnServer('src/main.ts', loneEnv, engramUrl);
+    const started = await spawnService(loneEnv);
     lone = started.child;
     await Promise.all([started.url, ...Object.values(cluster.nodes).map((n) => n.url)].map(temporalReady));
 

@@ -37,7 +37,7 @@ sed -e 's/^\(  port:\) *7233/\1 0/' -e 's/^\(  ui:\) *true/\1 false/' temporal.y
 
 npm run build >/dev/null
 PORT=$port HOST=127.0.0.1 DATA_DIR="$work/data" API_KEYS_FILE="$work/keys.json" TEMPORAL_CONFIG="$work/temporal.yaml" TEMPORAL_TASK_QUEUE="sdk-tests-$$" \
-  node dist/src/main.js >"$work/service.log" 2>&1 &
+  node --max-semi-space-size=32 dist/src/main.js >"$work/service.log" 2>&1 & # as `npm start` runs it (package.json)
 service_pid=$!
 export ENGRAM_BASE_URL="http://127.0.0.1:$port"
 for _ in $(seq 1 240); do

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { readMap } from '../../src/placement/map-file.js';
 import type { PlacementMap } from '../../src/placement/placement-map.js';
 import { freePort } from '../../src/temporal/dev-server.js';
-import { engramUrl, ROOT, spawnServer, stopChild, type BenchService } from './processes.js';
+import { ROOT, spawnService, stopChild, type BenchService } from './processes.js';
 
 /**
  * docs/scale-out.md's topology for a benchmark: nodes running the built service with plain node, as every
@@ -54,7 +54,7 @@ export async function startBenchCluster(o: BenchClusterOptions): Promise<BenchCl
     await Promise.all(
       o.nodes.map(async (id) => {
         const env = { ...o.env, PORT: String(ports.get(id)), DATA_DIR: join(o.dir, id), NODE_ID: id, PLACEMENT_MAP: mapFile, API_KEYS_FILE: o.keysFile };
-        const { url, child } = await spawnServer('src/main.ts', env, engramUrl);
+        const { url, child } = await spawnService(env);
         nodes[id] = { url, child, stop: () => stopChild(child) };
       }),
     );

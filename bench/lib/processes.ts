@@ -55,6 +55,22 @@ export interface BenchService {
 }
 
 /**
+ * The node options `npm start` gives the service (package.json's `start`: `node <options> dist/src/main.js`),
+ * so that every benchmark runs the service as users start it.
+ */
+export const SERVICE_NODE_ARGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`package.json's start script is not "node <options> dist/src/main.js": ${pkg.scripts.start}`);
+  return words.slice(1, -1);
+})();
+
+/** Spawns the built service (`src/main.ts`) with `npm start`'s node options and `env`; resolves once it listens. */
+export function spawnService(env: Record<string, string>, nodeArgs: string[] = [], launcher: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  return spawnServer('src/main.ts', env, engramUrl, [...SERVICE_NODE_ARGS, ...nodeArgs], launcher);
+}
+
+/**
  * Starts the real service (`src/main.ts`, Temporal off) on `dataDir` with one API key for tenant
  * `bench`, whose keys file is written beside it.
  */
@@ -70,7 +86,7 @@ export async function spawnEngram(
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, tenant: 'bench' }] }));
   // The hashing embedder unless a benchmark asks for the model: most measure what is not embedding.
   const env = { DATA_DIR: dataDir, API_KEYS_FILE: keysFile, PORT: '0', TEMPORAL_ENABLED: 'false', LOG_LEVEL: 'info', EMBEDDER: 'hash', ...extraEnv };
-  const { url, child } = await spawnServer('src/main.ts', env, engramUrl, nodeArgs, launcher);
+  const { url, child } = await spawnService(env, nodeArgs, launcher);
   return { url, child, stop: () => stopChild(child) };
 }
 
