@@ -10,7 +10,7 @@
  * reads against a bare Node HTTP handler over a raw lmdb-js environment holding the same number of owners,
  * started (and restarted) the same way.
  * Run: `npm run bench:owners -- [owners]` (builds first; default 1,000,000: a long run, outside CI).
- * SERVICE_NODE_ARGS adds node flags to the service (`--heapsnapshot-signal=SIGUSR2` to diff its heap);
+ * SERVICE_NODE_ARGS adds node flags to the service, after `npm start`'s own (`--heapsnapshot-signal=SIGUSR2` to diff its heap);
  * PROFILE_DIR writes a CPU profile of each start of it there.
  */
 import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';

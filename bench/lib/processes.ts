@@ -58,7 +58,7 @@ export interface BenchService {
  * The node options `npm start` gives the service (package.json's `start`: `node <options> dist/src/main.js`),
  * so that every benchmark runs the service as users start it.
  */
-export const SERVICE_NODE_ARGS: string[] = (() => {
+export const START_NODE_ARGS: string[] = (() => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.trim().split(/\s+/);
   if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`package.json's start script is not "node <options> dist/src/main.js": ${pkg.scripts.start}`);
@@ -67,7 +67,7 @@ export const SERVICE_NODE_ARGS: string[] = (() => {
 
 /** Spawns the built service (`src/main.ts`) with `npm start`'s node options and `env`; resolves once it listens. */
 export function spawnService(env: Record<string, string>, nodeArgs: string[] = [], launcher: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  return spawnServer('src/main.ts', env, engramUrl, [...SERVICE_NODE_ARGS, ...nodeArgs], launcher);
+  return spawnServer('src/main.ts', env, engramUrl, [...START_NODE_ARGS, ...nodeArgs], launcher);
 }
 
 /**
