@@ -8,7 +8,8 @@
  * running process has touched, at 1 and at 16 clients: right after a restart (the first 10 s), and on the
  * running node after that, and the latter's owners read again (now resident). Beside each figure, the same
  * reads against a bare Node HTTP handler over a raw lmdb-js environment holding the same number of owners,
- * started (and restarted) the same way.
+ * started (and restarted) the same way. The reads go through bench/lib/lean-get.ts (node:http, keep-alive):
+ * `fetch` took 2-3 times the CPU per request, on the cores the service shares with this benchmark.
  * Run: `npm run bench:owners -- [owners]` (builds first; default 1,000,000: a long run, outside CI).
  * SERVICE_NODE_ARGS adds node flags to the service, after `npm start`'s own (`--heapsnapshot-signal=SIGUSR2` to diff its heap);
  * PROFILE_DIR writes a CPU profile of each start of it there.
@@ -17,6 +18,7 @@ import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { leanGetter } from './lib/lean-get.js';
 import { percentiles, type Percentiles } from './lib/probe.js';
 import { quantileBetween, readBuckets, type Buckets } from './lib/prom-histogram.js';
 import { plainUrl, spawnEngram, spawnServer, stopChild, type BenchService } from './lib/processes.js';
@@ -169,6 +171,7 @@ function coldOwners(): () => number | undefined {
  */
 async function reads(target: Target, next: () => number | undefined, clients: number, ms: number, limit: number, read: number[] = []): Promise<Percentiles> {
   const samples: number[] = [];
+  const client = leanGetter(clients, { authorization: `Bearer ${KEY}` });
   const end = performance.now() + ms;
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -176,12 +179,13 @@ async function reads(target: Target, next: () => number | undefined, clients: nu
         const i = next();
         if (i === undefined) return;
         const t = performance.now();
-        await call(target.read(i));
+        await client.get(target.read(i));
         samples.push(performance.now() - t);
         read.push(i);
       }
     }),
   );
+  client.close();
   return percentiles(samples);
 }
 

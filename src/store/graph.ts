@@ -220,26 +220,25 @@ export class GraphStore {
     this.store.records.remove([...s, LEGACY_FACT_STATE, id]);
   }
 
-  /** Every stored fact of the owner, as it now stands, in id order. */
-  *loadFacts(scope: Scope): Generator<Fact> {
+  /**
+   * Every stored fact of the owner, as it now stands, in id order. One range read: the facts' records, each
+   * followed by its state (an id never holds the key separator, byte 0), then the legacy states (`fst` sorts
+   * after `fact`); a second range for the legacy states cost a cold owner's load ~10% of its time.
+   */
+  loadFacts(scope: Scope): Fact[] {
     const s = scopeKey(scope);
-    const legacy = new Map<string, FactState>();
-    for (const { key, value } of this.store.records.getRange({ start: [...s, LEGACY_FACT_STATE], end: [...s, LEGACY_FACT_STATE, KEY_MAX] })) {
-      legacy.set((key as Key).at(-1) as string, value as FactState);
+    const facts: Fact[] = [];
+    const states: Array<FactState | undefined> = [];
+    let legacy: Map<string, FactState> | undefined;
+    for (const { key, value } of this.store.content.range({ start: [...s, 'fact'], end: [...s, LEGACY_FACT_STATE, KEY_MAX] })) {
+      const kind = key[3];
+      if (kind === LEGACY_FACT_STATE) (legacy ??= new Map()).set(key.at(-1) as string, value as FactState);
+      else if (kind !== 'fact') continue;
+      else if (!isFactStateKey(key)) facts.push(value as Fact);
+      else if (facts.at(-1)?.fact_id === key[4]) states[facts.length - 1] = value as FactState;
     }
-    const prefix = [...s, 'fact'];
-    // A state record sorts right after its fact's record (an id never holds the key separator, byte 0), so a
-    // fact is yielded once the next key is not its state.
-    let pending: Fact | undefined;
-    for (const { key, value } of this.store.content.range({ start: prefix, end: [...prefix, KEY_MAX] })) {
-      if (isFactStateKey(key)) {
-        if (pending && pending.fact_id === key.at(-2)) pending = withState(pending, value as FactState);
-        continue;
-      }
-      if (pending) yield pending;
-      pending = withState(value as Fact, legacy.get(key.at(-1) as string));
-    }
-    if (pending) yield pending;
+    // The legacy state first, then the state beside the fact, as each was written in its time.
+    return facts.map((fact, i) => withState(withState(fact, legacy?.get(fact.fact_id)), states[i]));
   }
 
   /** The owner's entities in id order, a page at a time (`keyPages`: no snapshot held between pages). */
