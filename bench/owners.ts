@@ -6,7 +6,8 @@
  * service's loop-delay histogram read at both ends, and the p99 of each 1 s window (scraped each second
  * from GET /metrics). Then cold reads, `GET /v1/memory/facts` of owners no request of the
  * running process has touched, at 1 and at 16 clients: right after a restart (the first 10 s), and on the
- * running node after that, and the latter's owners read again (now resident). Beside each figure, the same
+ * running node after that, and the latter's owners read a second time (which makes an owner resident: a
+ * first read is answered from LMDB alone, src/actors/registry.ts `factsFor`) and a third (resident). Beside each figure, the same
  * reads against a bare Node HTTP handler over a raw lmdb-js environment holding the same number of owners,
  * started (and restarted) the same way. The reads go through bench/lib/lean-get.ts (node:http, keep-alive):
  * `fetch` took 2-3 times the CPU per request, on the cores the service shares with this benchmark.
@@ -14,6 +15,7 @@
  * SERVICE_NODE_ARGS adds node flags to the service, after `npm start`'s own (`--heapsnapshot-signal=SIGUSR2` to diff its heap);
  * PROFILE_DIR writes a CPU profile of each start of it there.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +36,9 @@ const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 interface Target {
+  name: string;
+  /** Where it keeps its data. */
+  dataDir: string;
   /** The URL that reads owner `i`'s facts. */
   read(i: number): string;
   pid(): number;
@@ -54,6 +59,32 @@ function bytesUnder(dir: string): number {
     if (entry.isFile()) sum += statSync(join(entry.parentPath, entry.name)).size;
   }
   return sum;
+}
+
+/**
+ * How much of the files under `dir` (or of the file `dir`) the page cache holds (util-linux `fincore`): a cold read of a page it
+ * does not hold waits for the disk, on the event loop (LMDB reads are memory-mapped). Some machines page out
+ * memory left unused for a minute (DAMON's `pageout`), file pages included.
+ */
+function pageCached(dir: string): string {
+  const files = statSync(dir).isFile()
+    ? [dir]
+    : readdirSync(dir, { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name));
+  try {
+    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', ...files], { encoding: 'utf8' });
+    let held = 0;
+    let size = 0;
+    for (const line of out.trim().split('\n')) {
+      const [res = 0, bytes = 0] = line.trim().split(/\s+/).map(Number);
+      held += res;
+      size += bytes;
+    }
+    return `${mb(held)} of its ${mb(size)} of files in the page cache`;
+  } catch {
+    return 'page cache not measured (no fincore)';
+  }
 }
 
 /** The service's GET /metrics, as exposition text. */
@@ -193,7 +224,9 @@ interface ReadFigures {
   clients: number;
   restarted: Percentiles;
   running: Percentiles;
-  /** The running phase's owners read again, now resident: what the cold read adds to a read. */
+  /** The running phase's owners read a second time: each read makes its owner resident. */
+  again: Percentiles;
+  /** And a third time, resident: what a cold read adds to a read. */
   warm: Percentiles;
 }
 
@@ -207,11 +240,14 @@ async function readPhases(target: Target): Promise<ReadFigures[]> {
   const figures: ReadFigures[] = [];
   for (const clients of [1, WRITERS]) {
     await target.restart();
+    console.log(`  ${target.name}, restarted for ${clients} client(s): ${pageCached(target.dataDir)}`);
     const restarted = await reads(target, next, clients, PHASE_MS, limit);
     const read: number[] = [];
     const running = await reads(target, next, clients, PHASE_MS, limit, read);
-    const warm = await reads(target, () => read.shift(), clients, PHASE_MS, limit);
-    figures.push({ clients, restarted, running, warm });
+    const readTwice: number[] = [];
+    const again = await reads(target, () => read.shift(), clients, PHASE_MS, limit, readTwice);
+    const warm = await reads(target, () => readTwice.shift(), clients, PHASE_MS, limit);
+    figures.push({ clients, restarted, running, again, warm });
   }
   return figures;
 }
@@ -241,6 +277,8 @@ async function main(): Promise<void> {
     );
 
     const service: Target = {
+      name: 'the service',
+      dataDir,
       read: (i) => `${engram.url}/v1/memory/facts?entity_id=o${i}`,
       pid: () => engram.child.pid!,
       restart: async () => {
@@ -249,6 +287,8 @@ async function main(): Promise<void> {
       },
     };
     const bare: Target = {
+      name: 'the raw baseline',
+      dataDir: rawEnv.DATA,
       read: (i) => `${raw.url}/?owner=${i}`,
       pid: () => raw.child.pid!,
       restart: async () => {
@@ -263,7 +303,8 @@ async function main(): Promise<void> {
     ours.forEach((f, i) => {
       console.log(`  ${f.clients} client(s), first 10 s after a restart: ${show(f.restarted, base[i]!.restarted)}`);
       console.log(`  ${f.clients} client(s), running node:              ${show(f.running, base[i]!.running)}`);
-      console.log(`  ${f.clients} client(s), the same owners read again (resident): ${show(f.warm, base[i]!.warm)}`);
+      console.log(`  ${f.clients} client(s), the same owners read a second time (made resident): ${show(f.again, base[i]!.again)}`);
+      console.log(`  ${f.clients} client(s), and a third time (resident): ${show(f.warm, base[i]!.warm)}`);
     });
     console.log(`total ${elapsed()}`);
   } finally {

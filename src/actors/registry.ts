@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { FactIndex } from '../domain/fact-index.js';
 import type { Scope } from '../domain/scope.js';
 import { conflict } from '../errors.js';
 import { heldWriteConflict, type OwnerHold } from '../store/owner-holds.js';
@@ -33,6 +34,8 @@ export interface RegistryOptions {
 export class ActorRegistry {
   private readonly draining = new Map<string, OwnerActor>();
   private readonly cache: LRUCache<string, Entry>;
+  /** Owners whose facts were read lately while they were not in memory: their next read makes them resident (`factsFor`). */
+  private readonly readOnce: LRUCache<string, true>;
   private readonly maxSize: number | undefined;
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleMs: number;
@@ -61,6 +64,7 @@ export class ActorRegistry {
         if (reason !== 'set' && reason !== 'delete' && !this.closing) this.release(key, entry.actor);
       },
     });
+    this.readOnce = new LRUCache<string, true>({ max: options.maxActors });
     this.sweeper = setInterval(() => this.sweep(), sweepPeriod(options.idleMs)).unref();
   }
 
@@ -87,6 +91,23 @@ export class ActorRegistry {
     const hold = this.deps.holds?.holdOf(scope);
     if (hold) throw heldWriteConflict(hold);
     return this.resident(scope);
+  }
+
+  /**
+   * The owner's committed facts, for a read; 409 `conflict` while the owner is held. A resident owner's are
+   * its actor's. An owner not in memory is read from LMDB into an index for this read alone, and becomes
+   * resident at its next read (while it is among the last `maxActors` owners read so) or at any write: a
+   * sweep reading many owners once (a scan, an export, cold reads after a restart) builds no actors and
+   * evicts no owner in use, as 2Q's admission keeps a one-time access out of a cache. With no actor, no write of
+   * the owner is in flight (an actor with work in flight is never dropped), so LMDB holds what its actor would.
+   */
+  factsFor(scope: Scope): FactIndex {
+    const hold = this.deps.holds?.holdOf(scope);
+    if (hold) throw heldWriteConflict(hold);
+    const key = keyOf(scope);
+    if (this.cache.has(key) || this.draining.has(key) || this.readOnce.delete(key)) return this.resident(scope).facts();
+    this.readOnce.set(key, true);
+    return new FactIndex(this.deps.graph.loadFacts(scope));
   }
 
   /** The actor of an owner held for an import: the import's own writer, the one let through its hold. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACTOR_BYTES, type FactCommand } from '../../src/actors/owner-actor.js';
+import { ACTOR_BYTES } from '../../src/actors/owner-actor.js';
 import { FactOverlay } from '../../src/actors/fact-overlay.js';
 import { FACT_BYTES, INACTIVE_FACT_BYTES } from '../../src/actors/owner-facts.js';
 import { ActorRegistry } from '../../src/actors/registry.js';
@@ -9,20 +9,11 @@ import type { Fact } from '../../src/domain/facts.js';
 import type { Scope } from '../../src/domain/scope.js';
 import { factStateKey, GraphStore } from '../../src/store/graph.js';
 import type { Store } from '../../src/store/lmdb.js';
+import { factCommand } from '../helpers/fact-command.js';
 import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
-let counter = 0;
-const command = (predicate: string, value: string, extra: Partial<FactCommand> = {}): FactCommand => ({
-  fact_id: `fact_${String(counter++).padStart(6, '0')}`,
-  subject_type: 'owner',
-  subject_id: null,
-  predicate,
-  value,
-  cardinality: 'single',
-  valid_from: null,
-  ...extra,
-});
+const command = factCommand;
 const values = (facts: Fact[]) => facts.map((f) => f.value);
 
 describe('OwnerFacts overlay', () => {

@@ -26,7 +26,7 @@ export function registerFactRoutes(router: AppRouter, deps: AppDeps): void {
     const { limit = LIST_LIMIT_DEFAULT, cursor, ...query } = parseQuery(ctx, FactListQuerySchema);
     const { entity_id, partition, history, ...filters } = query;
     const scope = ownerScope(ctx, { entity_id, partition }, 'read');
-    const index = deps.actors.actorFor(scope).facts();
+    const index = deps.actors.factsFor(scope);
     const { page, next_cursor } = deps.cursors.page(
       { binding: { list: 'facts', tenant: scope.tenant, filters: query }, cursor, limit },
       (after, n) =>

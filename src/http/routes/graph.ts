@@ -30,7 +30,7 @@ export function registerGraphRoute(router: AppRouter, deps: AppDeps): void {
       ctx.body = answer;
       return;
     }
-    const facts = await inSlices(factsAbout(found, deps.actors.actorFor(scope).facts(), walk.as_of, deps.graphCaps.facts));
+    const facts = await inSlices(factsAbout(found, deps.actors.factsFor(scope), walk.as_of, deps.graphCaps.facts));
     ctx.body = { ...answer, facts: facts.map(factJson) };
   });
 }
