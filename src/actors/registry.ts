@@ -24,10 +24,11 @@ export interface RegistryOptions {
 }
 
 /**
- * Scope → actor, created on first use, with one residency budget over everything the actors hold. An
- * actor leaving the cache (budget, count or idle time) drops its state once it is idle: its facts, and its
- * vector index, written back to disk. One evicted while it still has work in flight moves to `draining`
- * and is handed out again until it is idle, so one owner never has two writers (or two indexes) at once.
+ * Scope → actor, created on first use (a read of an owner's facts alone waits for its second: `factsFor`),
+ * with one residency budget over everything the actors hold. An actor leaving the cache (budget, count or
+ * idle time) drops its state once it is idle: its facts, and its vector index, written back to disk. One
+ * evicted while it still has work in flight moves to `draining` and is handed out again until it is idle,
+ * so one owner never has two writers (or two indexes) at once.
  * A held owner (being erased or imported) gets no actor: asking for one is 409 `conflict`, so no write, and
  * no workflow's activity, can reach it until the hold is released.
  */
