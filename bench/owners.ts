@@ -52,28 +52,27 @@ function rssAnon(pid: number): number {
   return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
 }
 
+/** The files under `dir`, or `dir` itself when it is a file (lmdb-js makes one when its path is not a directory). */
+function filesUnder(dir: string): string[] {
+  if (statSync(dir).isFile()) return [dir];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
 /** Bytes of every file under `dir` (the LMDB data file is nearly all of it). */
 function bytesUnder(dir: string): number {
-  let sum = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) sum += statSync(join(entry.parentPath, entry.name)).size;
-  }
-  return sum;
+  return filesUnder(dir).reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
 /**
- * How much of the files under `dir` (or of the file `dir`) the page cache holds (util-linux `fincore`): a cold read of a page it
- * does not hold waits for the disk, on the event loop (LMDB reads are memory-mapped). Some machines page out
- * memory left unused for a minute (DAMON's `pageout`), file pages included.
+ * How much of `filesUnder(dir)` the page cache holds (util-linux `fincore`): a cold read of a page it does not
+ * hold waits for the disk, on the event loop (LMDB reads are memory-mapped). Some machines page out memory
+ * left unused for a minute (DAMON's `pageout`), file pages included.
  */
 function pageCached(dir: string): string {
-  const files = statSync(dir).isFile()
-    ? [dir]
-    : readdirSync(dir, { withFileTypes: true, recursive: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => join(entry.parentPath, entry.name));
   try {
-    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', ...files], { encoding: 'utf8' });
+    const out = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', ...filesUnder(dir)], { encoding: 'utf8' });
     let held = 0;
     let size = 0;
     for (const line of out.trim().split('\n')) {

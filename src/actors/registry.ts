@@ -89,8 +89,7 @@ export class ActorRegistry {
 
   /** The owner's actor; 409 `conflict` while the owner is held. */
   actorFor(scope: Scope): OwnerActor {
-    const hold = this.deps.holds?.holdOf(scope);
-    if (hold) throw heldWriteConflict(hold);
+    this.refuseHeld(scope);
     return this.resident(scope);
   }
 
@@ -103,12 +102,17 @@ export class ActorRegistry {
    * the owner is in flight (an actor with work in flight is never dropped), so LMDB holds what its actor would.
    */
   factsFor(scope: Scope): FactIndex {
-    const hold = this.deps.holds?.holdOf(scope);
-    if (hold) throw heldWriteConflict(hold);
+    this.refuseHeld(scope);
     const key = keyOf(scope);
     if (this.cache.has(key) || this.draining.has(key) || this.readOnce.delete(key)) return this.resident(scope).facts();
     this.readOnce.set(key, true);
     return new FactIndex(this.deps.graph.loadFacts(scope));
+  }
+
+  /** 409 `conflict` while the owner is held (being erased or imported). */
+  private refuseHeld(scope: Scope): void {
+    const hold = this.deps.holds?.holdOf(scope);
+    if (hold) throw heldWriteConflict(hold);
   }
 
   /** The actor of an owner held for an import: the import's own writer, the one let through its hold. */
