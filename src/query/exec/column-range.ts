@@ -1,6 +1,5 @@
 import type { CompiledLeaf } from '../plan/types.js';
 import type { DocSet } from '../storage/docset.js';
-import { CHUNK_SIZE } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import { chunkHasMember, CHUNKS_PER_SEG, WORDS_PER_CHUNK, zoneMeets } from '../storage/zones.js';
 
@@ -40,7 +39,6 @@ export function numericBounds(leaf: CompiledLeaf): Bounds | null {
 export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bounds: Bounds, universe: DocSet): DocSet {
   const out: DocSet = new Map();
   const [lo, hi] = closedBounds(bounds);
-  const column = new Float64Array(CHUNK_SIZE);
   for (const [seg, words] of universe) {
     const matched = new Uint32Array(words.length);
     const zones = reader.zones(t, ver, seg);
@@ -48,7 +46,7 @@ export function rangeFromColumn(reader: IndexReader, t: string, ver: string, bou
     for (let c = 0; c < CHUNKS_PER_SEG; c++) {
       const firstWord = c * WORDS_PER_CHUNK;
       if (!zoneMeets(zones, c, lo, hi) || !chunkHasMember(words, c)) continue;
-      reader.numericChunk(t, ver, seg * CHUNKS_PER_SEG + c, column);
+      const column = reader.borrowNumericChunk(t, ver, seg * CHUNKS_PER_SEG + c); // read before the next chunk
       for (let w = 0; w < WORDS_PER_CHUNK; w++) {
         const members = words[firstWord + w]!;
         if (members === 0) continue;

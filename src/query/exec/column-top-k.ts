@@ -34,10 +34,9 @@ export function bestByColumn(reader: IndexReader, t: string, key: SortKey, match
   const values: number[] = [];
   // The best `want` values seen, the worst of them on top.
   const heap = new MaxHeap((i, j) => (before(values[i]!, values[j]!) ? -1 : before(values[j]!, values[i]!) ? 1 : 0));
-  const column = new Float64Array(CHUNK_SIZE);
   for (const { chunkNo, bound, words, c } of chunks) {
     if (heap.size >= want && before(values[heap.top()]!, bound)) break;
-    reader.numericChunk(t, ver, chunkNo, column);
+    const column = reader.borrowNumericChunk(t, ver, chunkNo); // read before the next chunk
     for (let w = 0; w < WORDS_PER_CHUNK; w++) {
       let word = words[c * WORDS_PER_CHUNK + w]!;
       while (word !== 0) {

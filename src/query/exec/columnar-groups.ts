@@ -68,7 +68,7 @@ function chunkKeys(reader: IndexReader, t: string, field: ResolvedField, chunkNo
     const values = last?.strings?.dict === strings.dict ? last.values : [null, ...strings.dict];
     return { codes: strings.codes, values, strings };
   }
-  const column = reader.numericChunk(t, field.ver, chunkNo);
+  const column = reader.borrowNumericChunk(t, field.ver, chunkNo); // read before anything else is
   const codes = new Uint16Array(CHUNK_SIZE);
   const values: KeyValue[] = [null];
   const seen = new Map<number, number>();
@@ -152,8 +152,6 @@ class GroupTable {
 class AggregateColumn {
   private stats = newStats(64);
   private readonly distinct: Array<Set<string | number>> = [];
-  /** The numeric field's current chunk, one array reused for every chunk. */
-  private column: Float64Array | null = null;
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
@@ -167,7 +165,7 @@ class AggregateColumn {
       if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
       else countPresent(this.stats.count, chunk.codes, ats, gids, n);
     } else {
-      const column = reader.numericChunk(t, field.ver, chunkNo, (this.column ??= new Float64Array(CHUNK_SIZE)));
+      const column = reader.borrowNumericChunk(t, field.ver, chunkNo); // read before the next read
       if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
       else if (op === 'min') addMin(this.stats, column, ats, gids, n);
       else if (op === 'max') addMax(this.stats, column, ats, gids, n);

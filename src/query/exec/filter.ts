@@ -4,7 +4,8 @@ import type { CompiledFilter, CompiledLeaf } from '../plan/types.js';
 import { addDoc, and, andNot, cardinality, orContainer, orInto, toArray, type DocSet } from '../storage/docset.js';
 import { columnForm, hasPostings, keyValue, mayBeCut, READERS_VER } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
-import { numericBounds, rangeFromColumn } from './column-range.js';
+import { closedBounds, numericBounds, rangeFromColumn } from './column-range.js';
+import { chunkHasMember, CHUNKS_PER_SEG } from '../storage/zones.js';
 
 /** Who asks, and where: the tenant, the partition (null: all of the tenant's) and the principal. */
 export interface QueryContext {
@@ -146,19 +147,46 @@ function columnLeaf(reader: IndexReader, t: string, leaf: CompiledLeaf, universe
  * (an `amount between` over 40% of a million documents reads 64,000 posting entries) through the
  * column. The walk does not know its length in advance, so it gives up, for a numeric field, once it has
  * read more entries than the universe has documents / COLUMN_SCAN_RATIO, which bounds the wasted walk by
- * about the cost of the column scan that follows.
+ * about the cost of the column scan that follows. It gives up sooner when its length can be projected:
+ * keys come in value order, so once PROJECT_AFTER entries are read, the share of the values present in
+ * range (the bounds within the zone maps' span) walked so far says how long the whole walk would be.
  */
 function range(reader: IndexReader, t: string, leaf: CompiledLeaf, bounds: { from?: string | number; to?: string | number }, universe: DocSet): DocSet {
   const numeric = numericBounds(leaf);
   if (numeric === null) return scan(reader, t, leaf, bounds)!;
   const budget = Math.max(MIN_WALK, Math.floor(cardinality(universe) / COLUMN_SCAN_RATIO));
-  return scan(reader, t, leaf, bounds, budget) ?? rangeFromColumn(reader, t, leaf.field.ver, numeric, universe);
+  const [lo, hi] = presentSpan(reader, t, leaf.field.ver, closedBounds(numeric), universe);
+  const projectable = Number.isFinite(hi - lo);
+  const tooLong = (read: number, value: string | number) =>
+    read > budget || (projectable && read >= PROJECT_AFTER && typeof value === 'number' && value > lo && (read * (hi - lo)) / (value - lo) > PROJECT_MARGIN * budget);
+  return scan(reader, t, leaf, bounds, tooLong) ?? rangeFromColumn(reader, t, leaf.field.ver, numeric, universe);
 }
 
 /** Documents per posting entry at which a numeric column scan costs about as much as the walk (measured, bench:query). */
 const COLUMN_SCAN_RATIO = 512;
 /** A walk this short never gives up: a tiny universe is no reason to scan columns. */
 const MIN_WALK = 64;
+/** Entries read before the walk's length is projected, and how far over budget the projection must be to give up. */
+const PROJECT_AFTER = 128;
+const PROJECT_MARGIN = 2;
+
+/**
+ * `[lo, hi]` narrowed to the values the universe's documents may hold, by the zone maps (exact or wider)
+ * of the chunks holding one: a chunk no document reached yet has no zone, which reads as unbounded.
+ */
+function presentSpan(reader: IndexReader, t: string, ver: string, [lo, hi]: [number, number], universe: DocSet): [number, number] {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const [seg, words] of universe) {
+    const zones = reader.zones(t, ver, seg);
+    for (let c = 0; c < CHUNKS_PER_SEG; c++) {
+      if (!chunkHasMember(words, c)) continue;
+      if (zones[2 * c]! < min) min = zones[2 * c]!;
+      if (zones[2 * c + 1]! > max) max = zones[2 * c + 1]!;
+    }
+  }
+  return [Math.max(lo, min), Math.min(hi, max)];
+}
 
 /** Documents holding exactly `value` (for `neq` too, which complements it; for list fields: as an element). */
 function eqSet(reader: IndexReader, t: string, leaf: CompiledLeaf, value: string | number): DocSet {
@@ -170,21 +198,21 @@ function eqSet(reader: IndexReader, t: string, leaf: CompiledLeaf, value: string
 
 /**
  * Walks posting keys between bounds, keeping those whose key value matches the leaf. Keys of shortened
- * long strings cannot be judged by the key: their documents are re-checked against the column. With a
- * budget, gives up (null) after reading that many entries.
+ * long strings cannot be judged by the key: their documents are re-checked against the column. Gives up
+ * (null) when `tooLong` says so of the entries read so far and the value of the last one.
  */
 function scan(
   reader: IndexReader,
   t: string,
   leaf: CompiledLeaf,
   bounds: { from?: string | number; to?: string | number },
-  budget = Infinity,
+  tooLong: (read: number, value: string | number) => boolean = () => false,
 ): DocSet | null {
   const out: DocSet = new Map();
   const doubtful: DocSet = new Map();
   let read = 0;
   for (const entry of reader.postings(t, leaf.field.ver, bounds)) {
-    if (++read > budget) return null;
+    if (tooLong(++read, entry.value)) return null;
     if (mayBeCut(entry.value)) orContainer(doubtful, entry.seg, entry.bytes);
     else if (matchesLeaf(leaf, entry.value)) orContainer(out, entry.seg, entry.bytes);
   }

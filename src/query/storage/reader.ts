@@ -1,6 +1,6 @@
 import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
-import { readFast, readNumericChunk, readStringChunk } from './columns.js';
+import { borrowNumericChunk, readFast, readNumericChunk, readStringChunk } from './columns.js';
 import { storedZones } from './zones.js';
 import { orContainer, type DocSet } from './docset.js';
 import type { StringChunk } from './string-chunk.js';
@@ -79,7 +79,7 @@ export class IndexReader {
       const d = docs[i]!;
       if (d >>> CHUNK_SHIFT !== chunkNo) {
         chunkNo = d >>> CHUNK_SHIFT;
-        chunk = readNumericChunk(this.db, columnKey(t, ver, chunkNo));
+        chunk = borrowNumericChunk(this.db, columnKey(t, ver, chunkNo)); // nothing else is read before the next chunk
       }
       out[i] = chunk![d & (CHUNK_SIZE - 1)]!;
     }
@@ -98,9 +98,12 @@ export class IndexReader {
     return zones;
   }
 
-  /** Chunk `chunkNo` of a numeric field (NaN = missing), into `out` when given (a loop over chunks reuses one array). */
-  numericChunk(t: string, ver: string, chunkNo: number, out?: Float64Array): Float64Array {
-    return readNumericChunk(this.db, columnKey(t, ver, chunkNo), out);
+  /**
+   * Chunk `chunkNo` of a numeric field (NaN = missing), borrowed (`borrowNumericChunk`): read-only, and
+   * valid only until this reader, or anything else, reads the store again.
+   */
+  borrowNumericChunk(t: string, ver: string, chunkNo: number): Float64Array {
+    return borrowNumericChunk(this.db, columnKey(t, ver, chunkNo));
   }
 
   /**
