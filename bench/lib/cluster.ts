@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readMap } from '../../src/placement/map-file.js';
 import type { PlacementMap } from '../../src/placement/placement-map.js';
-import { freePort } from '../../src/temporal/dev-server.js';
+import { quietPorts } from '../../test/helpers/ports.js';
 import { ROOT, spawnService, stopChild, type BenchService } from './processes.js';
 
 /**
@@ -34,9 +34,9 @@ export interface BenchClusterOptions {
 }
 
 export async function startBenchCluster(o: BenchClusterOptions): Promise<BenchCluster> {
-  const ports = new Map<string, number>();
-  for (const id of o.nodes) ports.set(id, await freePort());
-  const [balancerPort, runtimePort] = [await freePort(), await freePort()];
+  const chosen = await quietPorts(o.nodes.length + 2);
+  const [balancerPort, runtimePort] = [chosen.pop()!, chosen.pop()!];
+  const ports = new Map(o.nodes.map((id, i) => [id, chosen[i]!]));
   const out = join(o.dir, 'haproxy');
   const nodeList = o.nodes.map((id) => `${id}=127.0.0.1:${ports.get(id)}`).join(',');
   const cli = join(ROOT, 'dist/src/cli/placement.js');

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
+import { quietPorts } from '../helpers/ports.js';
 
 export interface NewcomerService {
   /** `127.0.0.1:<port>` of the HTTP service, the Temporal frontend and the Temporal UI. */
@@ -32,7 +32,7 @@ export interface NewcomerOptions {
  * Resolves once `GET /status` answers 200: the store, Temporal and the embedder are ready.
  */
 export async function startAsNewcomer(options: NewcomerOptions): Promise<NewcomerService> {
-  const [httpPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  const [httpPort, temporalPort, uiPort] = await quietPorts(3);
   const temporalConfig = join(options.filesDir, 'temporal.yaml');
   const settings = parse(readFileSync(join(options.root, 'temporal.yaml'), 'utf8')) as { dev_server: Record<string, unknown> };
   settings.dev_server.port = temporalPort;
@@ -111,17 +111,6 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {

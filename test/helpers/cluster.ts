@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quietPorts } from './ports.js';
 import { spawnService, type ServiceProcess } from './process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,8 +58,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-cluster-'));
   const keysFile = join(dir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify({ keys: options.keys }));
-  const ports: number[] = [];
-  for (let i = 0; i < options.nodes.length + 2; i++) ports.push(await quietPort(ports));
+  const ports = await quietPorts(options.nodes.length + 2);
   const [balancerPort, runtimePort] = [ports.pop()!, ports.pop()!];
   const nodes: Record<string, ClusterNode> = {};
   options.nodes.forEach((id, i) => (nodes[id] = { id, port: ports[i]!, url: `http://127.0.0.1:${ports[i]}`, process: null }));
@@ -127,26 +126,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await stop();
     throw error;
   }
-}
-
-/**
- * A port free now, below Linux's ephemeral range (32768-60999 by default). A port the kernel hands out for
- * port 0 comes from that range, where every outgoing connection of the tests running meanwhile also draws
- * its source port: a node started seconds after its port was chosen once found it taken (EADDRINUSE, in CI).
- */
-async function quietPort(taken: readonly number[]): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (!taken.includes(port) && (await canListen(port))) return port;
-  }
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 /** Debian's HAProxy (.ci/run installs it): on PATH, or in /usr/sbin, which a user's PATH may lack. */

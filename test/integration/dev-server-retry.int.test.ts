@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
-import { freePort, startDevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer } from '../../src/temporal/dev-server.js';
+import { quietPort } from '../helpers/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engram-dev-retry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +37,7 @@ describe('the embedded dev server when it exits while starting', () => {
 
   it('starts again on the port the operator chose (the server picks its HTTP API and metrics ports itself)', async () => {
     const { cli, failed } = cliFailingOnce('temporal-fixed', 'listen tcp 127.0.0.1:41234: bind: address already in use');
-    const port = await freePort();
+    const port = await quietPort();
     const server = await startDevServer({ cli, port, uiPort: 0, ui: false, dbFilename: null, logLevel: 'error', namespace: 'default', startupTimeoutMs: 60_000 });
     try {
       expect(failed()).toBe(true);

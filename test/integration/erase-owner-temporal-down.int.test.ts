@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
-import { freePort, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { fillOwner, ownerKeys, ownerQuery, readOwner } from '../helpers/erase.js';
 import { memoryLog } from '../helpers/memory-log.js';
 import { until } from '../helpers/reembed.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { KEYS } from '../helpers/service.js';
+import { quietPort } from '../helpers/ports.js';
 
 describe('erasing an owner while Temporal is down', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engram-erase-down-'));
@@ -23,7 +24,7 @@ describe('erasing an owner while Temporal is down', () => {
   });
 
   it('answers 202 pending, hides the owner and refuses its writes at once, and completes once Temporal is up', async () => {
-    const port = await freePort();
+    const port = await quietPort();
     const yaml = join(dir, 'temporal.yaml');
     writeFileSync(yaml, 'health_check_interval_ms: 100\nconnect_timeout_ms: 1000\n');
     // The service's log, kept to explain a receipt that never completes (this test failed that way once in CI).

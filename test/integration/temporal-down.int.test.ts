@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
-import { freePort, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { quietPort } from '../helpers/ports.js';
 
 const fact = { predicate: 'likes', value: 'tea', cardinality: 'multi' };
 
@@ -77,7 +78,7 @@ describe('Temporal unreachable or disabled from the start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-late-temporal-'));
     const yaml = join(dir, 'temporal.yaml');
     writeFileSync(yaml, `health_check_interval_ms: ${CHECK_MS}\nconnect_timeout_ms: 1000\n`);
-    const port = await freePort();
+    const port = await quietPort();
     const startedAt = Date.now();
     const svc = await startTestService({ env: { TEMPORAL_ENABLED: 'true', TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `late-${randomUUID()}`, TEMPORAL_CONFIG: yaml } });
     let late: DevServer | null = null;

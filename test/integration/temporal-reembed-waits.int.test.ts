@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
-import { freePort, startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { addDocs, expectLexicalWhileForeign, MEMORIES, search, until } from '../helpers/reembed.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { quietPort } from '../helpers/ports.js';
 
 /** An OpenAI-compatible embeddings stub: the node's embedder, which is not the one that wrote the passages. */
 function embeddingsProvider(): Promise<Server> {
@@ -49,7 +50,7 @@ describe('re-embedding requested while Temporal is not ready', () => {
     await writer.stop();
 
     // Reopened with the provider's embedder, against a Temporal that is not there yet (checked every 100 ms).
-    const port = await freePort();
+    const port = await quietPort();
     const yaml = join(dir, 'temporal.yaml');
     writeFileSync(yaml, 'health_check_interval_ms: 100\nconnect_timeout_ms: 1000\nreembed:\n  slice_ms: 200\n');
     const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
