@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDocument } from '../../src/domain/documents.js';
-import { cardinality, decodeContainer, encodeContainer, orInto, toArray, type DocSet } from '../../src/query/storage/docset.js';
+import { cardinality, decodeContainer, encodeContainer, forEachBlock, orInto, toArray, type DocSet } from '../../src/query/storage/docset.js';
 import { QueryEngine } from '../../src/query/engine.js';
 import { QueryService } from '../../src/query/service.js';
 import { DocumentRecords } from '../../src/store/documents.js';
@@ -28,6 +28,25 @@ describe('segment containers', () => {
     [70000, 3, 65535, 65536].forEach(add);
     expect(Array.from(toArray(set))).toEqual([3, 65535, 65536, 70000]);
     expect(cardinality(set)).toBe(4);
+  });
+
+  it('visits full blocks and partial ones alike, by any block size', () => {
+    // Segment 0 whole; segment 1 holds its first 2,048 numbers but one, and 65,535.
+    const whole = new Uint32Array(2048).fill(0xffffffff);
+    const partial = new Uint32Array(2048);
+    partial.fill(0xffffffff, 0, 64);
+    partial[10] = 0xfffffffe;
+    partial[2047] = 0x80000000;
+    const set: DocSet = new Map([[1, partial], [0, whole]]);
+    const expected = [...Array.from({ length: 65536 }, (_, i) => i), ...Array.from({ length: 2048 }, (_, i) => 65536 + i).filter((n) => n !== 65536 + 320), 65536 + 65535];
+    for (const shift of [5, 10, 16]) {
+      const seen: number[] = [];
+      forEachBlock(set, shift, (block, lows, n) => {
+        for (let i = 0; i < n; i++) seen.push(block * (1 << shift) + lows[i]!);
+      });
+      expect(seen).toEqual(expected);
+    }
+    expect(Array.from(toArray(set))).toEqual(expected);
   });
 });
 

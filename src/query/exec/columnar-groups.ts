@@ -42,8 +42,10 @@ export function columnarGroupRows(
     if (!local || keys.some((k, i) => k.values !== lastKeys[i]!.values)) local = new LocalGroups((k0 ? k0.values.length : 1) * width);
     lastKeys = keys;
     const resolveSlot = (slot: number) => groups.resolve(k0 ? k0.values[Math.floor(slot / width)]! : null, k1 ? k1.values[slot % width]! : null);
-    local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, gids, resolveSlot);
-    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
+    // Every document of the chunk: the loops read position i, not ats[i] (a load less per document and loop).
+    const full = n === CHUNK_SIZE;
+    local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, full, gids, resolveSlot);
+    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, n, full, gids, groups.keys.length);
   });
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
@@ -99,11 +101,12 @@ class LocalGroups {
    * is kept apart from the chunk's set-up, with everything it reads in locals (a closure's variables
    * are reloaded on every iteration).
    */
-  assign(codes0: Uint16Array, codes1: Uint16Array, width: number, ats: Uint16Array, n: number, gids: Int32Array, resolve: (slot: number) => number): void {
+  assign(codes0: Uint16Array, codes1: Uint16Array, width: number, ats: Uint16Array, n: number, full: boolean, gids: Int32Array, resolve: (slot: number) => number): void {
     const dense = this.dense;
     if (dense === null) {
       for (let i = 0; i < n; i++) {
-        const slot = codes0[ats[i]!]! * width + codes1[ats[i]!]!;
+        const at = full ? i : ats[i]!;
+        const slot = codes0[at]! * width + codes1[at]!;
         let g = this.sparse.get(slot);
         if (g === undefined) this.sparse.set(slot, (g = resolve(slot)));
         gids[i] = g;
@@ -111,7 +114,7 @@ class LocalGroups {
       return;
     }
     for (let i = 0; i < n; i++) {
-      const at = ats[i]!;
+      const at = full ? i : ats[i]!;
       const slot = codes0[at]! * width + codes1[at]!;
       let g = dense[slot]!;
       if (g < 0) dense[slot] = g = resolve(slot);
@@ -155,7 +158,7 @@ class AggregateColumn {
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
-  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, gids: Int32Array, n: number, groupCount: number): void {
+  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, n: number, full: boolean, gids: Int32Array, groupCount: number): void {
     while (this.stats.count.length < groupCount) this.stats = grown(this.stats);
     const { field, op } = this.aggregate;
     if (field === null) {
@@ -163,13 +166,13 @@ class AggregateColumn {
     } else if (columnForm(field.type) === 'string') {
       const chunk = reader.stringChunk(t, field.ver, chunkNo);
       if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
-      else countPresent(this.stats.count, chunk.codes, ats, gids, n);
+      else countPresent(this.stats.count, chunk.codes, ats, n, full, gids);
     } else {
       const column = reader.borrowNumericChunk(t, field.ver, chunkNo); // read before the next read
       if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
-      else if (op === 'min') addMin(this.stats, column, ats, gids, n);
-      else if (op === 'max') addMax(this.stats, column, ats, gids, n);
-      else addSums(this.stats, column, ats, gids, n);
+      else if (op === 'min') addMin(this.stats, column, ats, n, full, gids);
+      else if (op === 'max') addMax(this.stats, column, ats, n, full, gids);
+      else addSums(this.stats, column, ats, n, full, gids);
     }
   }
 
@@ -224,8 +227,8 @@ function countAll(count: Float64Array, gids: Int32Array, n: number): void {
   for (let i = 0; i < n; i++) count[gids[i]!]! += 1;
 }
 
-function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, gids: Int32Array, n: number): void {
-  for (let i = 0; i < n; i++) if (codes[ats[i]!] !== 0) count[gids[i]!]! += 1;
+function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
+  for (let i = 0; i < n; i++) if (codes[full ? i : ats[i]!] !== 0) count[gids[i]!]! += 1;
 }
 
 /*
@@ -234,9 +237,9 @@ function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array,
  * them), or the minimum, or the maximum.
  */
 
-function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
   for (let i = 0; i < n; i++) {
-    const v = column[ats[i]!]!;
+    const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue; // NaN: missing
     const g = gids[i]!;
     count[g]! += 1;
@@ -244,9 +247,9 @@ function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, 
   }
 }
 
-function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
   for (let i = 0; i < n; i++) {
-    const v = column[ats[i]!]!;
+    const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue;
     const g = gids[i]!;
     if (count[g] === 0 || v < min[g]!) min[g] = v;
@@ -254,9 +257,9 @@ function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, g
   }
 }
 
-function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
   for (let i = 0; i < n; i++) {
-    const v = column[ats[i]!]!;
+    const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue;
     const g = gids[i]!;
     if (count[g] === 0 || v > max[g]!) max[g] = v;

@@ -235,7 +235,7 @@ export function toArray(set: DocSet): Uint32Array {
 
 /**
  * Visits the members of a set in ascending order, by blocks of 2^`shift` numbers (shift 5 to 16): `fn`
- * gets each block holding members with their offsets in it (`lows[0..n)`, ascending). Column loops take
+ * gets each block holding members with their offsets in it (`lows[0..n)`, ascending; read-only). Column loops take
  * a set this way, one block per column chunk, without an array of every member.
  */
 export function forEachBlock(set: DocSet, shift: number, fn: (block: number, lows: Uint16Array, n: number) => void): void {
@@ -244,6 +244,11 @@ export function forEachBlock(set: DocSet, shift: number, fn: (block: number, low
   for (const seg of [...set.keys()].sort((x, y) => x - y)) {
     const words = set.get(seg)!;
     for (let first = 0; first < WORDS; first += wordsPerBlock) {
+      if (isFull(words, first, wordsPerBlock)) {
+        // A block holding every number (an unfiltered query's) gets its offsets as they are, not bit by bit.
+        fn(((seg << SEG_SHIFT) + (first << 5)) >>> shift, everyOffset(shift), 1 << shift);
+        continue;
+      }
       let n = 0;
       for (let w = first; w < first + wordsPerBlock; w++) {
         let word = words[w]!;
@@ -256,4 +261,18 @@ export function forEachBlock(set: DocSet, shift: number, fn: (block: number, low
       if (n > 0) fn(((seg << SEG_SHIFT) + (first << 5)) >>> shift, lows, n);
     }
   }
+}
+
+/** 0 to 2^`shift` - 1 in order, made once per shift; callers only read it. */
+const everyOffsets = new Map<number, Uint16Array>();
+function everyOffset(shift: number): Uint16Array {
+  let offsets = everyOffsets.get(shift);
+  if (!offsets) everyOffsets.set(shift, (offsets = Uint16Array.from({ length: 1 << shift }, (_, i) => i)));
+  return offsets;
+}
+
+/** Whether words `[first, first + count)` have every bit set. */
+function isFull(words: Uint32Array, first: number, count: number): boolean {
+  for (let w = first; w < first + count; w++) if (words[w] !== 0xffffffff) return false;
+  return true;
 }
