@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readMap } from '../../src/placement/map-file.js';
 import type { PlacementMap } from '../../src/placement/placement-map.js';
-import { quietPorts } from '../../test/helpers/ports.js';
+import { quietPorts } from './ports.js';
 import { ROOT, spawnService, stopChild, type BenchService } from './processes.js';
 
 /**

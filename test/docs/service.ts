@@ -3,7 +3,7 @@ import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse, stringify } from 'yaml';
-import { quietPorts } from '../helpers/ports.js';
+import { quietPorts } from '../../bench/lib/ports.js';
 
 export interface NewcomerService {
   /** `127.0.0.1:<port>` of the HTTP service, the Temporal frontend and the Temporal UI. */

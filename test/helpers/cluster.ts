@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { quietPorts } from './ports.js';
+import { quietPorts } from '../../bench/lib/ports.js';
 import { spawnService, type ServiceProcess } from './process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { startDevServer } from '../../src/temporal/dev-server.js';
-import { quietPort } from '../helpers/ports.js';
+import { quietPort } from '../../bench/lib/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'engram-dev-retry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

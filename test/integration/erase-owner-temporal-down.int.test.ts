@@ -10,7 +10,7 @@ import { memoryLog } from '../helpers/memory-log.js';
 import { until } from '../helpers/reembed.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { KEYS } from '../helpers/service.js';
-import { quietPort } from '../helpers/ports.js';
+import { quietPort } from '../../bench/lib/ports.js';
 
 describe('erasing an owner while Temporal is down', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engram-erase-down-'));

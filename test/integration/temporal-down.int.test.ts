@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { quietPort } from '../helpers/ports.js';
+import { quietPort } from '../../bench/lib/ports.js';
 
 const fact = { predicate: 'likes', value: 'tea', cardinality: 'multi' };
 

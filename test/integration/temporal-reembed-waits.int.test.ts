@@ -9,7 +9,7 @@ import { resolveTemporalCli } from '../../src/temporal/cli.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { addDocs, expectLexicalWhileForeign, MEMORIES, search, until } from '../helpers/reembed.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { quietPort } from '../helpers/ports.js';
+import { quietPort } from '../../bench/lib/ports.js';
 
 /** An OpenAI-compatible embeddings stub: the node's embedder, which is not the one that wrote the passages. */
 function embeddingsProvider(): Promise<Server> {
