@@ -10,7 +10,6 @@ import { openTempGraph, type TempGraph } from '../helpers/graph.js';
  * resident, until its second read or a write. Real LMDB in a temporary directory.
  */
 const owner = (entityId: string): Scope => ({ tenant: 'acme', partition: null, entityId });
-const command = factCommand;
 
 let temp: TempGraph;
 let held: OwnerHold | undefined;
@@ -23,10 +22,10 @@ beforeEach(async () => {
   held = undefined;
   for (const who of ['a', 'b', 'c', 'd']) {
     const actor = temp.actors.actorFor(owner(who));
-    await actor.assertFact(command('city', `${who} Paris`));
+    await actor.assertFact(factCommand('city', `${who} Paris`));
     temp.clock.advance(1000);
-    await actor.assertFact(command('city', `${who} Lyon`));
-    await actor.assertFact(command('team', `${who} blue`));
+    await actor.assertFact(factCommand('city', `${who} Lyon`));
+    await actor.assertFact(factCommand('team', `${who} blue`));
   }
 });
 
@@ -57,7 +56,7 @@ describe('facts read from an owner not in memory', () => {
   it('sees every write acknowledged before it, and a write makes the owner resident', async () => {
     const registry = restarted();
     values(registry, owner('b'));
-    const written = await registry.actorFor(owner('b')).assertFact(command('city', 'b Nice'));
+    const written = await registry.actorFor(owner('b')).assertFact(factCommand('city', 'b Nice'));
     expect(registry.size).toBe(1);
     expect(registry.factsFor(owner('b')).list({ limit: 100 }).map((f) => f.value)).toEqual(['b Nice', 'b blue']);
     // Another registry over the same store (nothing in memory): the acknowledged write is in LMDB.

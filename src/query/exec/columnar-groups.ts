@@ -42,14 +42,18 @@ export function columnarGroupRows(
     if (!local || keys.some((k, i) => k.values !== lastKeys[i]!.values)) local = new LocalGroups((k0 ? k0.values.length : 1) * width);
     lastKeys = keys;
     const resolveSlot = (slot: number) => groups.resolve(k0 ? k0.values[Math.floor(slot / width)]! : null, k1 ? k1.values[slot % width]! : null);
-    // Every document of the chunk: the loops read position i, not ats[i] (a load less per document and loop).
-    const full = n === CHUNK_SIZE;
-    local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, full, gids, resolveSlot);
-    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, n, full, gids, groups.keys.length);
+    local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, gids, resolveSlot);
+    for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
   });
   const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
 }
+
+/**
+ * Whether the chunk's `n` candidates are all its documents: then `ats[i]` is `i`, and the per-document
+ * loops read position `i` instead (a load less per document and loop, 7-17% of an unfiltered group-by).
+ */
+const isWhole = (n: number) => n === CHUNK_SIZE;
 
 /** The codes of an absent group_by field: every document in the one (null) slot. */
 const NO_KEY = new Uint16Array(CHUNK_SIZE);
@@ -101,8 +105,9 @@ class LocalGroups {
    * is kept apart from the chunk's set-up, with everything it reads in locals (a closure's variables
    * are reloaded on every iteration).
    */
-  assign(codes0: Uint16Array, codes1: Uint16Array, width: number, ats: Uint16Array, n: number, full: boolean, gids: Int32Array, resolve: (slot: number) => number): void {
+  assign(codes0: Uint16Array, codes1: Uint16Array, width: number, ats: Uint16Array, n: number, gids: Int32Array, resolve: (slot: number) => number): void {
     const dense = this.dense;
+    const full = isWhole(n);
     if (dense === null) {
       for (let i = 0; i < n; i++) {
         const at = full ? i : ats[i]!;
@@ -158,7 +163,7 @@ class AggregateColumn {
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
-  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, n: number, full: boolean, gids: Int32Array, groupCount: number): void {
+  addChunk(reader: IndexReader, t: string, chunkNo: number, ats: Uint16Array, gids: Int32Array, n: number, groupCount: number): void {
     while (this.stats.count.length < groupCount) this.stats = grown(this.stats);
     const { field, op } = this.aggregate;
     if (field === null) {
@@ -166,13 +171,13 @@ class AggregateColumn {
     } else if (columnForm(field.type) === 'string') {
       const chunk = reader.stringChunk(t, field.ver, chunkNo);
       if (op === 'count_distinct') this.addDistinct(chunk.codes, (code) => (code === 0 ? null : chunk.dict[code - 1]!), ats, gids, n);
-      else countPresent(this.stats.count, chunk.codes, ats, n, full, gids);
+      else countPresent(this.stats.count, chunk.codes, ats, gids, n);
     } else {
       const column = reader.borrowNumericChunk(t, field.ver, chunkNo); // read before the next read
       if (op === 'count_distinct') this.addDistinct(column, (v) => (Number.isNaN(v) ? null : v), ats, gids, n);
-      else if (op === 'min') addMin(this.stats, column, ats, n, full, gids);
-      else if (op === 'max') addMax(this.stats, column, ats, n, full, gids);
-      else addSums(this.stats, column, ats, n, full, gids);
+      else if (op === 'min') addMin(this.stats, column, ats, gids, n);
+      else if (op === 'max') addMax(this.stats, column, ats, gids, n);
+      else addSums(this.stats, column, ats, gids, n);
     }
   }
 
@@ -227,7 +232,8 @@ function countAll(count: Float64Array, gids: Int32Array, n: number): void {
   for (let i = 0; i < n; i++) count[gids[i]!]! += 1;
 }
 
-function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
+function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  const full = isWhole(n);
   for (let i = 0; i < n; i++) if (codes[full ? i : ats[i]!] !== 0) count[gids[i]!]! += 1;
 }
 
@@ -237,7 +243,8 @@ function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array,
  * them), or the minimum, or the maximum.
  */
 
-function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
+function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue; // NaN: missing
@@ -247,7 +254,8 @@ function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, 
   }
 }
 
-function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
+function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue;
@@ -257,7 +265,8 @@ function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, n
   }
 }
 
-function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, n: number, full: boolean, gids: Int32Array): void {
+function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+  const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;
     if (v !== v) continue;
