@@ -92,6 +92,12 @@ const EnvSchema = z.object({
   /** Structured query caps (DECISIONS.md): groups of a Mode B answer, candidate documents of any query. */
   QUERY_MAX_GROUPS: z.coerce.number().int().positive().default(10_000),
   QUERY_MAX_SCANNED: z.coerce.number().int().positive().default(1_000_000),
+  /**
+   * Threads a structured query's aggregation over 65,536 candidates or more runs on: 2 gathers the later
+   * half on a helper thread (docs/query.md, Two threads); 1 gathers both halves on the event loop's thread.
+   * The answers are the same to the bit either way.
+   */
+  QUERY_THREADS: z.coerce.number().int().min(1).max(2).default(2),
   /** Documents a field backfill indexes per transaction (and per heartbeat). */
   BACKFILL_PAGE_SIZE: z.coerce.number().int().positive().max(10_000).default(500),
   /** Documents a tenant's first index build (docs/query.md) indexes per transaction: ~75 ms of the event loop at 1,000. */
@@ -259,7 +265,7 @@ export interface Config {
   vector: { exactMax: number; ef: number; checkpoint: { labels: number; ms: number } };
   embedder: EmbedderConfig;
   documents: { limits: DocumentLimits; encryptionKey: string | undefined; encryptContent: boolean };
-  query: { maxGroups: number; maxScanned: number; backfillPageSize: number; wake: { pageSize: number; waitMs: number } };
+  query: { maxGroups: number; maxScanned: number; threads: number; backfillPageSize: number; wake: { pageSize: number; waitMs: number } };
   reembed: { concurrency: number; pageSize: number };
   erase: { docsPerTransaction: number; keysPerTransaction: number };
   temporal: TemporalFile & {
@@ -305,6 +311,7 @@ function compile(env: Env, file: TemporalFile): Config {
     query: {
       maxGroups: env.QUERY_MAX_GROUPS,
       maxScanned: env.QUERY_MAX_SCANNED,
+      threads: env.QUERY_THREADS,
       backfillPageSize: env.BACKFILL_PAGE_SIZE,
       wake: { pageSize: env.QUERY_WAKE_PAGE_SIZE, waitMs: env.QUERY_WAKE_WAIT_MS },
     },

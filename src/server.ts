@@ -144,6 +144,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
       await actors.close();
       await backends.indexes.close();
       await backends.embedding.close();
+      await fields.close();
       await store.close();
       metrics?.close();
       releasePid();

@@ -2,7 +2,8 @@ import type { Scope } from '../domain/scope.js';
 import type { Store } from '../store/lmdb.js';
 import { documentPage, type DocumentPage } from './exec/top-k.js';
 import type { QueryContext } from './exec/filter.js';
-import { groupRows, type GroupResult } from './exec/groups.js';
+import { groupRows, groupRowsWithHelper, type GroupResult } from './exec/groups.js';
+import { GroupsHelper } from './exec/parallel-groups.js';
 import { compileQuery, type QueryRequest } from './plan/compile.js';
 import type { CompiledQuery, FieldResolver, QueryCaps } from './plan/types.js';
 import { SchemaRegistry } from './schema/registry.js';
@@ -41,11 +42,16 @@ export class QueryEngine {
   readonly writer: FieldWriter;
   readonly states: TenantStates;
 
+  /** Gathers half of each large aggregation on a second thread (null: every query runs on the caller's). */
+  private readonly helper: GroupsHelper | null;
+
   constructor(
     private readonly store: Store,
     readonly caps: QueryCaps,
+    options: { helperThread?: boolean } = {},
   ) {
     this.db = openIndexDb(store);
+    this.helper = options.helperThread ? new GroupsHelper(store.path) : null;
     this.schema = new SchemaRegistry(this.db);
     this.states = new TenantStates(this.db);
     this.writer = new FieldWriter(this.db, this.schema, this.states);
@@ -66,6 +72,18 @@ export class QueryEngine {
     return query.mode === 'documents'
       ? { mode: 'documents', query, page: documentPage(reader, ctx, query, resolve, this.caps.maxScanned) }
       : { mode: 'groups', query, result: groupRows(reader, ctx, query, this.caps) };
+  }
+
+  /** `execute`, with a large aggregation's later half gathered on the helper thread (the same answer). */
+  async run(ctx: QueryContext, compiled: CompiledRequest, reader = this.reader()): Promise<ExecResult> {
+    const { query } = compiled;
+    if (query.mode === 'documents' || !this.helper) return this.execute(ctx, compiled, reader);
+    return { mode: 'groups', query, result: await groupRowsWithHelper(reader, ctx, query, this.caps, this.helper, () => this.reader()) };
+  }
+
+  /** Stops the helper thread. */
+  close(): Promise<void> {
+    return this.helper?.close() ?? Promise.resolve();
   }
 
   /** Where a document number's record lives (live documents only; null otherwise). */

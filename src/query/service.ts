@@ -62,12 +62,12 @@ export class QueryService {
   constructor(
     private readonly store: Store,
     private readonly documents: DocumentReader,
-    caps: QueryCaps,
+    caps: QueryCaps & { threads?: number },
     wake: WakeSettings = DEFAULT_WAKE,
     /** The tenant's owners whose documents queries and coverage counts leave out (being erased or imported). */
     private readonly hidden: (tenant: string) => readonly HiddenOwner[] = () => [],
   ) {
-    this.engine = new QueryEngine(store, caps);
+    this.engine = new QueryEngine(store, { maxGroups: caps.maxGroups, maxScanned: caps.maxScanned }, { helperThread: (caps.threads ?? 1) > 1 });
     this.writer = this.engine.writer;
     this.waker = new TenantWaker(store, this.engine, documents, wake);
   }
@@ -81,7 +81,7 @@ export class QueryService {
     const compiled = this.engine.compile(ctx.tenant, ctx.partition, request);
     await this.waker.ensureAwake(ctx.tenant);
     const reader = this.engine.reader();
-    const result = this.engine.execute({ ...ctx, hidden: this.hidden(ctx.tenant) }, compiled, reader);
+    const result = await this.engine.run({ ...ctx, hidden: this.hidden(ctx.tenant) }, compiled, reader);
     if (result.mode === 'groups') {
       const { query, result: groups } = result;
       return { mode: 'groups', groups: groupsJson(groups.rows, query.groupBy, query.aggregates), total_groups: groups.totalGroups, scanned: groups.scanned };
@@ -95,6 +95,11 @@ export class QueryService {
       total: page.total,
       has_more: query.offset + page.docNos.length < page.total,
     };
+  }
+
+  /** Stops the query helper thread (call before the store closes). */
+  close(): Promise<void> {
+    return this.engine.close();
   }
 
   /** The declared field values of a document, as document records show them (`storedFieldValues`). */

@@ -26,6 +26,8 @@ export const KEY_MAX = '\uffff';
  */
 export interface Store {
   readonly env: RootDatabase;
+  /** The environment's data file (other threads of the process open it there: lmdb-js shares it). */
+  readonly path: string;
   /** Primary records: `[...scope, kind, id] → record`. */
   readonly records: Database<unknown, Key>;
   /** Secondary entries: `[...scope, index, ...sort parts, id] → true`. */
@@ -84,6 +86,7 @@ export function openStore(dataDir: string, sync: StoreSync = 'full', content?: C
   };
   return {
     env,
+    path,
     records,
     index,
     idempotency: env.openDB<unknown, Key>({ name: 'idempotency' }),

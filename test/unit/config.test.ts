@@ -22,7 +22,7 @@ describe('loadConfig compiles the environment and temporal.yaml into one section
     expect(config.embedder).toMatchObject({ kind: 'model', threads: 1 });
     expect(loadConfig({ TEMPORAL_CONFIG: noFile, EMBEDDER: 'hash' }).embedder).toEqual({ kind: 'hash' });
     expect(config.documents.limits).toEqual({ documentBytes: 1024 * 1024, mediaBytes: 25 * 1024 * 1024, captionBytes: 8 * 1024, transcriptBytes: 256 * 1024 });
-    expect(config.query).toEqual({ maxGroups: 10_000, maxScanned: 1_000_000, backfillPageSize: 500, wake: { pageSize: 1_000, waitMs: 5_000 } });
+    expect(config.query).toEqual({ maxGroups: 10_000, maxScanned: 1_000_000, threads: 2, backfillPageSize: 500, wake: { pageSize: 1_000, waitMs: 5_000 } });
     expect(config.media).toEqual({ routes: [], providerKey: undefined, timeoutMs: 60_000 });
     expect(config.temporal).toMatchObject({ enabled: true, embedded: true, address: '127.0.0.1:7233', task_queue: 'engram' });
   });

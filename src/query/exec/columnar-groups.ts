@@ -1,6 +1,6 @@
 import { finishGroupRows, groupCapExceeded, type GroupRow } from '../plan/aggregate.js';
 import type { CompiledAggregate, GroupSortKey, ResolvedField } from '../plan/types.js';
-import { forEachBlock, type DocSet } from '../storage/docset.js';
+import { forEachBlock, SEG_SIZE, splitInHalves, type DocSet } from '../storage/docset.js';
 import { CHUNK_SHIFT, CHUNK_SIZE, columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
 import type { StringChunk } from '../storage/string-chunk.js';
@@ -13,20 +13,55 @@ export function columnarApplies(groupBy: ResolvedField[], aggregates: CompiledAg
 }
 
 /**
- * Mode B over typed column chunks (the same answers as `GroupAccumulator`, which stays the reference):
- * each chunk is read once; a group_by field becomes small per-chunk codes (a string chunk's dictionary
- * codes, or codes given to a numeric chunk's distinct values), so a document finds its group through a
- * per-chunk table indexed by its codes, and each distinct key is looked up by value once per chunk.
- * Aggregates accumulate into typed arrays per group, in document-number order like the reference, so
- * floating-point sums are bit-identical. Rows are built once, for the final groups.
+ * Mode B over typed column chunks (the same answers as `GroupAccumulator`, which stays the reference).
+ * Over at least SPLIT_MIN candidates, the earlier and the later half (`splitInHalves`) are gathered
+ * apart and merged, the earlier first: the same halves a helper thread takes (`parallel-groups.ts`), so
+ * an answer's floating-point sums are the same to the bit on one thread or two; below it, everything is
+ * gathered in one run, in document-number order like the reference, so its sums are bit-identical to it.
  */
-export function columnarGroupRows(
-  reader: IndexReader,
-  t: string,
-  docs: DocSet,
-  query: { groupBy: ResolvedField[]; aggregates: CompiledAggregate[]; sort: GroupSortKey[] },
-  maxGroups: number,
-): GroupRow[] {
+export function columnarGroupRows(reader: IndexReader, t: string, docs: DocSet, query: GroupsQuery & { sort: GroupSortKey[] }, maxGroups: number): GroupRow[] {
+  const halves = splitInHalves(docs, SPLIT_MIN);
+  const partial = halves
+    ? mergePartials(columnarPartial(reader, t, halves[0], query, maxGroups), columnarPartial(reader, t, halves[1], query, maxGroups), query.groupBy.length, maxGroups)
+    : columnarPartial(reader, t, docs, query, maxGroups);
+  return partialRows(partial, query);
+}
+
+/** Fewest candidates whose aggregation is split in two halves (one segment of document numbers). */
+export const SPLIT_MIN = SEG_SIZE;
+
+/** What a groups query needs to gather (a plain object: it is sent to the helper thread as it is). */
+export interface GroupsQuery {
+  groupBy: ResolvedField[];
+  aggregates: CompiledAggregate[];
+}
+
+/**
+ * Groups gathered over some candidates: their keys, in the order they first appeared, and for each
+ * aggregate the per-group state, indexed like `keys`. Plain data, so a helper thread can send it back.
+ */
+export interface GroupPartial {
+  keys: KeyValue[][];
+  aggregates: AggregateState[];
+}
+
+/** Per group: documents with a value, their sum, min and max, and for count_distinct the distinct values. */
+export interface AggregateState {
+  count: Float64Array;
+  sum: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+  distinct: Array<Set<string | number> | undefined>;
+}
+
+/**
+ * Gathers the candidates' groups: each chunk is read once; a group_by field becomes small per-chunk
+ * codes (a string chunk's dictionary codes, or codes given to a numeric chunk's distinct values), so a
+ * document finds its group through a per-chunk table indexed by its codes, and each distinct key is
+ * looked up by value once per chunk. Aggregates accumulate into typed arrays per group, in
+ * document-number order.
+ */
+export function columnarPartial(reader: IndexReader, t: string, docs: DocSet, query: GroupsQuery, maxGroups: number): GroupPartial {
   const groups = new GroupTable(query.groupBy.length, maxGroups);
   const accs = query.aggregates.map((a) => new AggregateColumn(a));
   // Per chunk: the candidates' offsets in the chunk and their groups, then one tight loop per aggregate.
@@ -45,8 +80,66 @@ export function columnarGroupRows(
     local.assign(k0?.codes ?? NO_KEY, k1?.codes ?? NO_KEY, width, ats, n, gids, resolveSlot);
     for (const acc of accs) acc.addChunk(reader, t, chunkNo, ats, gids, n, groups.keys.length);
   });
-  const rows: GroupRow[] = groups.keys.map((keys, g) => ({ keys, values: accs.map((acc) => acc.result(g)) }));
+  return { keys: groups.keys, aggregates: accs.map((acc) => acc.state(groups.keys.length)) };
+}
+
+/**
+ * The groups of two runs over disjoint candidates, `first` over the earlier documents: a group in both
+ * adds `second`'s sum to `first`'s. More than `maxGroups` groups together is the 400.
+ */
+export function mergePartials(first: GroupPartial, second: GroupPartial, width: number, maxGroups: number): GroupPartial {
+  const table = new GroupTable(width, maxGroups);
+  for (const keys of first.keys) table.resolve(keys[0] ?? null, keys[1] ?? null);
+  const into = second.keys.map((keys) => table.resolve(keys[0] ?? null, keys[1] ?? null));
+  const size = table.keys.length;
+  const aggregates = first.aggregates.map((a, i) => {
+    const b = second.aggregates[i]!;
+    const out = newState(size);
+    out.count.set(a.count);
+    out.sum.set(a.sum);
+    out.min.set(a.min);
+    out.max.set(a.max);
+    out.distinct = [...a.distinct];
+    into.forEach((g, j) => {
+      const count = b.count[j]!;
+      if (count > 0) {
+        const had = out.count[g]! > 0;
+        out.min[g] = had ? Math.min(out.min[g]!, b.min[j]!) : b.min[j]!;
+        out.max[g] = had ? Math.max(out.max[g]!, b.max[j]!) : b.max[j]!;
+        out.sum[g]! += b.sum[j]!;
+        out.count[g]! += count;
+      }
+      const distinct = b.distinct[j];
+      if (distinct) out.distinct[g] = out.distinct[g] ? new Set([...out.distinct[g], ...distinct]) : distinct;
+    });
+    return out;
+  });
+  return { keys: table.keys, aggregates };
+}
+
+/** The answer's rows from gathered groups, as `GroupAccumulator` gives them. */
+export function partialRows(partial: GroupPartial, query: GroupsQuery & { sort: GroupSortKey[] }): GroupRow[] {
+  const rows: GroupRow[] = partial.keys.map((keys, g) => ({ keys, values: query.aggregates.map((a, i) => aggregateResult(a.op, partial.aggregates[i]!, g)) }));
   return finishGroupRows(rows, query.groupBy.length, query.aggregates, query.sort);
+}
+
+/** The group's answer, as `GroupAccumulator` gives it: null for sum/avg/min/max without values. */
+function aggregateResult(op: CompiledAggregate['op'], state: AggregateState, g: number): number | null {
+  const count = state.count[g] ?? 0;
+  switch (op) {
+    case 'count':
+      return count;
+    case 'count_distinct':
+      return state.distinct[g]?.size ?? 0;
+    case 'sum':
+      return count === 0 ? null : state.sum[g]!;
+    case 'avg':
+      return count === 0 ? null : state.sum[g]! / count;
+    case 'min':
+      return count === 0 ? null : state.min[g]!;
+    case 'max':
+      return count === 0 ? null : state.max[g]!;
+  }
 }
 
 /**
@@ -158,8 +251,7 @@ class GroupTable {
  * chosen by the aggregate's kind, so the per-document work is a few typed-array reads and writes.
  */
 class AggregateColumn {
-  private stats = newStats(64);
-  private readonly distinct: Array<Set<string | number>> = [];
+  private stats = newState(64);
 
   constructor(private readonly aggregate: CompiledAggregate) {}
 
@@ -181,50 +273,35 @@ class AggregateColumn {
     }
   }
 
-  /** The group's answer, as `GroupAccumulator` gives it: null for sum/avg/min/max without values. */
-  result(g: number): number | null {
-    const { count: counts, sum, min, max } = this.stats;
-    const count = counts[g] ?? 0;
-    switch (this.aggregate.op) {
-      case 'count':
-        return count;
-      case 'count_distinct':
-        return this.distinct[g]?.size ?? 0;
-      case 'sum':
-        return count === 0 ? null : sum[g]!;
-      case 'avg':
-        return count === 0 ? null : sum[g]! / count;
-      case 'min':
-        return count === 0 ? null : min[g]!;
-      case 'max':
-        return count === 0 ? null : max[g]!;
-    }
+  /** The state of the first `groupCount` groups, in arrays of their own. */
+  state(groupCount: number): AggregateState {
+    const { count, sum, min, max, distinct } = this.stats;
+    return { count: count.slice(0, groupCount), sum: sum.slice(0, groupCount), min: min.slice(0, groupCount), max: max.slice(0, groupCount), distinct: distinct.slice(0, groupCount) };
   }
 
   private addDistinct<T extends Float64Array | Uint16Array>(column: T, valueOf: (raw: number) => string | number | null, ats: Uint16Array, gids: Int32Array, n: number): void {
     for (let i = 0; i < n; i++) {
       const v = valueOf(column[ats[i]!]!);
-      if (v !== null) (this.distinct[gids[i]!] ??= new Set()).add(v);
+      if (v !== null) (this.stats.distinct[gids[i]!] ??= new Set()).add(v);
     }
   }
 }
 
-/** Per group: documents with a value, and their sum, min and max. */
-interface Stats {
-  count: Float64Array;
-  sum: Float64Array;
-  min: Float64Array;
-  max: Float64Array;
-}
+const newState = (size: number): AggregateState => ({
+  count: new Float64Array(size),
+  sum: new Float64Array(size),
+  min: new Float64Array(size),
+  max: new Float64Array(size),
+  distinct: [],
+});
 
-const newStats = (size: number): Stats => ({ count: new Float64Array(size), sum: new Float64Array(size), min: new Float64Array(size), max: new Float64Array(size) });
-
-function grown(stats: Stats): Stats {
-  const out = newStats(stats.count.length * 2);
-  out.count.set(stats.count);
-  out.sum.set(stats.sum);
-  out.min.set(stats.min);
-  out.max.set(stats.max);
+function grown(state: AggregateState): AggregateState {
+  const out = newState(state.count.length * 2);
+  out.count.set(state.count);
+  out.sum.set(state.sum);
+  out.min.set(state.min);
+  out.max.set(state.max);
+  out.distinct = state.distinct;
   return out;
 }
 
@@ -243,7 +320,7 @@ function countPresent(count: Float64Array, codes: Uint16Array, ats: Uint16Array,
  * them), or the minimum, or the maximum.
  */
 
-function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addSums({ count, sum }: AggregateState, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
   const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;
@@ -254,7 +331,7 @@ function addSums({ count, sum }: Stats, column: Float64Array, ats: Uint16Array, 
   }
 }
 
-function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addMin({ count, min }: AggregateState, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
   const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;
@@ -265,7 +342,7 @@ function addMin({ count, min }: Stats, column: Float64Array, ats: Uint16Array, g
   }
 }
 
-function addMax({ count, max }: Stats, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
+function addMax({ count, max }: AggregateState, column: Float64Array, ats: Uint16Array, gids: Int32Array, n: number): void {
   const full = isWhole(n);
   for (let i = 0; i < n; i++) {
     const v = column[full ? i : ats[i]!]!;

@@ -3,10 +3,11 @@ import { GroupAccumulator, type GroupRow } from '../plan/aggregate.js';
 import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
 import { toJsonValue } from '../schema/coerce.js';
 import { valueAt } from '../storage/columns.js';
-import { cardinality, toArray } from '../storage/docset.js';
+import { cardinality, splitInHalves, toArray, type DocSet } from '../storage/docset.js';
 import { columnForm } from '../storage/layout.js';
 import type { IndexReader } from '../storage/reader.js';
-import { columnarApplies, columnarGroupRows } from './columnar-groups.js';
+import { columnarApplies, columnarGroupRows, columnarPartial, mergePartials, partialRows, SPLIT_MIN } from './columnar-groups.js';
+import type { GroupsHelper } from './parallel-groups.js';
 import { candidates, type QueryContext } from './filter.js';
 
 /** Groups of a groups query, in index form (datetime as ms, bool as 0/1), before the limit cuts them. */
@@ -24,13 +25,46 @@ export type JsonFieldValue = ReturnType<typeof toJsonValue>;
  * (`columnar-groups.ts`), or, when a string_list field takes part, value by value through the
  * accumulator. More than `maxGroups` groups is a 400.
  */
-export function groupRows(reader: IndexReader, ctx: QueryContext, query: Extract<CompiledQuery, { mode: 'groups' }>, caps: { maxGroups: number; maxScanned: number }): GroupResult {
+export function groupRows(reader: IndexReader, ctx: QueryContext, query: GroupsMode, caps: GroupCaps): GroupResult {
   const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
-  const rows = columnarApplies(query.groupBy, query.aggregates)
-    ? columnarGroupRows(reader, ctx.tenant, matched, query, caps.maxGroups)
-    : accumulatedRows(reader, ctx.tenant, toArray(matched), query, caps.maxGroups);
-  return { rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: cardinality(matched) };
+  return groupResult(query, rowsOver(reader, ctx.tenant, matched, query, caps.maxGroups), matched);
 }
+
+/**
+ * `groupRows` with the helper thread: over at least SPLIT_MIN candidates, the helper gathers the later
+ * half while this thread gathers the earlier one, and the halves merge as `columnarGroupRows` merges
+ * them, so the answer is the same to the bit. The helper's half counts only when its snapshot holds the
+ * same index generation as this thread's (no change to the tenant's indexes committed in between);
+ * otherwise, or when the helper failed, the whole query runs again here, on `fresh()`'s snapshot.
+ */
+export async function groupRowsWithHelper(
+  reader: IndexReader,
+  ctx: QueryContext,
+  query: GroupsMode,
+  caps: GroupCaps,
+  helper: GroupsHelper,
+  fresh: () => IndexReader,
+): Promise<GroupResult> {
+  const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
+  const halves = columnarApplies(query.groupBy, query.aggregates) ? splitInHalves(matched, SPLIT_MIN) : null;
+  if (!halves) return groupResult(query, rowsOver(reader, ctx.tenant, matched, query, caps.maxGroups), matched);
+  const generation = reader.generation(ctx.tenant);
+  const later = helper.gather({ t: ctx.tenant, docs: halves[1], query: { groupBy: query.groupBy, aggregates: query.aggregates }, maxGroups: caps.maxGroups });
+  const earlier = columnarPartial(reader, ctx.tenant, halves[0], query, caps.maxGroups);
+  const reply = await later;
+  if ('error' in reply || reply.generation !== generation) return groupRows(fresh(), ctx, query, caps);
+  return groupResult(query, partialRows(mergePartials(earlier, reply.partial, query.groupBy.length, caps.maxGroups), query), matched);
+}
+
+type GroupsMode = Extract<CompiledQuery, { mode: 'groups' }>;
+type GroupCaps = { maxGroups: number; maxScanned: number };
+
+/** The candidates' rows: on column chunks when the columnar path applies, else through the accumulator. */
+function rowsOver(reader: IndexReader, t: string, matched: DocSet, query: GroupsMode, maxGroups: number): GroupRow[] {
+  return columnarApplies(query.groupBy, query.aggregates) ? columnarGroupRows(reader, t, matched, query, maxGroups) : accumulatedRows(reader, t, toArray(matched), query, maxGroups);
+}
+
+const groupResult = (query: GroupsMode, rows: GroupRow[], matched: DocSet): GroupResult => ({ rows: rows.slice(0, query.limit), totalGroups: rows.length, scanned: cardinality(matched) });
 
 /** The reference path: every candidate's values gathered, then fed to the accumulator one document at a time. */
 export function accumulatedRows(reader: IndexReader, t: string, docs: Uint32Array, query: Extract<CompiledQuery, { mode: 'groups' }>, maxGroups: number): GroupRow[] {

@@ -169,6 +169,23 @@ export function cardinality(set: DocSet): number {
   return n;
 }
 
+/**
+ * The set cut between two segments into an earlier and a later part holding about half its members each
+ * (the first segments whose members reach half), or null when it holds fewer than `min` members or lies
+ * in one segment. Which cut depends on the members only, so the same set is always cut the same way.
+ */
+export function splitInHalves(set: DocSet, min: number): [DocSet, DocSet] | null {
+  if (set.size < 2) return null;
+  const segs = [...set.keys()].sort((x, y) => x - y);
+  const counts = segs.map((seg) => popcountWords(set.get(seg)!));
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total < min) return null;
+  let cut = 1;
+  for (let sum = counts[0]!; cut < segs.length - 1 && sum * 2 < total; cut++) sum += counts[cut]!;
+  const part = (from: number, to: number): DocSet => new Map(segs.slice(from, to).map((seg) => [seg, set.get(seg)!]));
+  return [part(0, cut), part(cut, segs.length)];
+}
+
 /** Whether one segment's bitset holds `docNo` (the caller looked the segment up once, for many numbers). */
 export function segmentHas(words: Uint32Array, docNo: number): boolean {
   const low = docNo & (SEG_SIZE - 1);

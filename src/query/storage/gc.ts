@@ -1,4 +1,5 @@
 import type { Key, Store } from '../../store/lmdb.js';
+import { markChanged } from './generation.js';
 import { KEY_TOP, retiredKey, retiredPrefix, versionPrefixes, type IndexDb } from './layout.js';
 
 /**
@@ -28,6 +29,7 @@ export async function collect(store: Store, db: IndexDb, t: string, pageKeys = 2
           }
         }
         if (n === 0) db.meta.remove(retiredKey(t, ver));
+        else markChanged(db, t);
         return n;
       });
       if (removed === 0) break;

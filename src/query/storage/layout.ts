@@ -19,6 +19,7 @@ import type { Key, Store } from '../../store/lmdb.js';
  *   - `[t, 'f', partition_scope, name]` → field record; `[t, 'v']` → next field version number
  *   - `[t, 'gc', ver]` → a retired version whose entries are still being deleted
  *   - `[t, 'i']` → whether the tenant's indexes are kept (`tenant-state.ts`)
+ *   - `[t, 'g']` → the tenant's index generation, stored anew by every change (`generation.ts`)
  *
  * `ver` names one definition of a field: `b.<name>` for built-ins, `f<n>` for declarations; a
  * re-declaration gets a new `ver`, so its backfill builds beside the old one. Containers are encoded
@@ -63,7 +64,8 @@ export interface IndexDb {
   meta: Database<unknown, Key>;
 }
 
-export function openIndexDb(store: Store): IndexDb {
+/** The two databases of the field indexes in the store's environment (any thread of the process may open them). */
+export function openIndexDb(store: Pick<Store, 'env'>): IndexDb {
   return {
     bin: store.env.openDB<Buffer, Key>({ name: 'field_bin', encoding: 'binary' }),
     meta: store.env.openDB<unknown, Key>({ name: 'field_meta' }),
@@ -118,5 +120,6 @@ export const fieldKey = (t: string, scope: string | null, name: string): Key => 
 export const fieldPrefix = (t: string, scope?: string | null): Key => (scope === undefined ? [t, 'f'] : [t, 'f', scope ?? '']);
 export const nextVersionKey = (t: string): Key => [t, 'v'];
 export const tenantStateKey = (t: string): Key => [t, 'i'];
+export const generationKey = (t: string): Key => [t, 'g'];
 export const retiredKey = (t: string, ver: string): Key => [t, 'gc', ver];
 export const retiredPrefix = (t: string): Key => [t, 'gc'];

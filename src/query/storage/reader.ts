@@ -2,6 +2,7 @@ import type { DocValue } from '../plan/types.js';
 import type { Key } from '../../store/lmdb.js';
 import { borrowNumericChunk, readFast, readNumericChunk, readStringChunk } from './columns.js';
 import { storedZones } from './zones.js';
+import { generation } from './generation.js';
 import { orContainer, type DocSet } from './docset.js';
 import type { StringChunk } from './string-chunk.js';
 import {
@@ -25,6 +26,11 @@ export class IndexReader {
   touched = 0;
 
   constructor(private readonly db: IndexDb) {}
+
+  /** The tenant's index generation in this thread's snapshot (`generation.ts`). */
+  generation(t: string): string | undefined {
+    return generation(this.db, t);
+  }
 
   liveSet(t: string): DocSet {
     return this.set(t, LIVE_VER, 'e');

@@ -4,6 +4,7 @@ import { legacyStringKeys, readFast, readListChunk, readNumericChunk, readString
 import { BitDelta } from './bit-delta.js';
 import { applyDelta, containerHas, SEG_SIZE } from './docset.js';
 import { chunkShift, columnKey, nextDocNoKey, zoneKey, type ColumnForm, type IndexDb } from './layout.js';
+import { markChanged } from './generation.js';
 import { encodeStringChunk, type StringChunk } from './string-chunk.js';
 import { CHUNKS_PER_SEG, setZone, storedZones } from './zones.js';
 
@@ -76,14 +77,20 @@ export class WriteBatch {
   }
 
   flush(): void {
+    const changed = new Set<string>();
     for (const entry of this.containers.values()) {
       if (entry.delta.isEmpty) continue;
+      changed.add(entry.key[0] as string);
       const stored = entry.stored !== undefined ? entry.stored : (readFast(this.db, entry.key) ?? null);
       const bytes = applyDelta(stored, entry.delta);
       if (bytes) this.db.bin.put(entry.key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       else if (stored) this.db.bin.remove(entry.key);
     }
-    for (const entry of this.columns.values()) this.flushColumn(entry);
+    for (const entry of this.columns.values()) {
+      changed.add(entry.key[0] as string);
+      this.flushColumn(entry);
+    }
+    for (const t of changed) markChanged(this.db, t);
     for (const { key, zones } of this.zones.values()) this.db.bin.put(key, Buffer.from(zones.buffer, zones.byteOffset, zones.byteLength));
     for (const [t, next] of this.nextDocNos) this.db.meta.put(nextDocNoKey(t), next);
     this.nextDocNos.clear();

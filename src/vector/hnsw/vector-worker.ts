@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import type { LabelBuffers } from '../label-table.js';
-import { spawnWorker } from '../spawn-worker.js';
+import { spawnWorker } from '../../spawn-worker.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** Who hears about one owner's index in the worker. */

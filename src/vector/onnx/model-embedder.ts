@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import type { Embedder } from '../embedder.js';
-import { spawnWorker } from '../spawn-worker.js';
+import { spawnWorker } from '../../spawn-worker.js';
 import { MINILM } from './model-files.js';
 import type { EmbedReply, EmbedRequest, LoadedNotice, ModelWorkerOptions } from './protocol.js';
 
