@@ -82,7 +82,7 @@ export async function composeService(config: Config, options: ServiceOptions = {
   // Actors report owners with foreign passages to the jobs, whose activities use the actors: the hook
   // reaches the jobs once they exist (an index opens on a request or an activity, both after composition).
   const started: { jobs?: Jobs; actors?: ActorRegistry } = {};
-  const metrics = config.metrics && createMetrics(store, started);
+  const metrics = config.metrics && createMetrics(store, fields, started);
   const measure = metrics && ((embedder: Embedder) => measuredEmbedder(embedder, metrics));
   const backends = { ...createDocumentBackends(config, store, log, [fields.writer], measure), onForeignPassages: (scope: Scope) => started.jobs?.requestReembed(scope) };
   announceEmbedder(backends.embedding, log);
@@ -222,11 +222,12 @@ async function listenForMetrics(config: Config, deps: AppDeps): Promise<{ server
  * The node's metrics (METRICS_KEY or METRICS_PORT set), reading the actors and jobs once they exist, and
  * timing every LMDB commit batch (src/metrics/commit-timer.ts).
  */
-function createMetrics(store: Store, parts: { jobs?: Jobs; actors?: ActorRegistry }): Metrics {
+function createMetrics(store: Store, fields: QueryService, parts: { jobs?: Jobs; actors?: ActorRegistry }): Metrics {
   const metrics = new Metrics({
     actors: () => parts.actors ?? { size: 0, residentBytes: 0, evictions: 0 },
     lmdb: () => store.env.getStats() as { mapSize?: number; lastPageNumber?: number; pageSize?: number },
     temporal: () => parts.jobs?.readiness() ?? { ready: false },
+    queryHalves: () => fields.halfOutcomes(),
   });
   timeCommits(store.env, metrics.lmdbCommits);
   return metrics;

@@ -9,6 +9,8 @@ export interface MetricSources {
   /** LMDB's environment statistics (`getStats()`): the map's size and the pages in use. */
   lmdb: () => { mapSize?: number; lastPageNumber?: number; pageSize?: number };
   temporal: () => { ready: boolean };
+  /** Large aggregations' later halves since start: taken from the query helper thread, or gathered again. */
+  queryHalves: () => { used: number; changed: number; failed: number };
 }
 
 /** The durable jobs a node waits on, as `engram_jobs_total` names them. */
@@ -111,6 +113,20 @@ export class Metrics {
         const total = sources.actors().evictions;
         this.inc(total - evicted);
         evicted = total;
+      },
+    });
+    const halvesSeen = { used: 0, changed: 0, failed: 0 };
+    new Counter({
+      name: 'engram_query_halves_total',
+      help: "Later halves of aggregations over 65,536 candidates or more, by outcome: used (the query helper thread's), changed (its snapshot held another index generation: the query ran again on the request's thread) or failed (the helper failed: the same)",
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const now = sources.queryHalves();
+        for (const outcome of ['used', 'changed', 'failed'] as const) {
+          this.inc({ outcome }, now[outcome] - halvesSeen[outcome]);
+          halvesSeen[outcome] = now[outcome];
+        }
       },
     });
   }

@@ -3,7 +3,7 @@ import type { Store } from '../store/lmdb.js';
 import { documentPage, type DocumentPage } from './exec/top-k.js';
 import type { QueryContext } from './exec/filter.js';
 import { groupRows, groupRowsWithHelper, type GroupResult } from './exec/groups.js';
-import { GroupsHelper } from './exec/parallel-groups.js';
+import { GroupsHelper, type HalfOutcomes } from './exec/parallel-groups.js';
 import { compileQuery, type QueryRequest } from './plan/compile.js';
 import type { CompiledQuery, FieldResolver, QueryCaps } from './plan/types.js';
 import { SchemaRegistry } from './schema/registry.js';
@@ -79,6 +79,11 @@ export class QueryEngine {
     const { query } = compiled;
     if (query.mode === 'documents' || !this.helper) return this.execute(ctx, compiled, reader);
     return { mode: 'groups', query, result: await groupRowsWithHelper(reader, ctx, query, this.caps, this.helper, () => this.reader()) };
+  }
+
+  /** What became of large aggregations' later halves (all 0 without the helper thread). */
+  halfOutcomes(): HalfOutcomes {
+    return { ...(this.helper?.outcomes ?? { used: 0, changed: 0, failed: 0 }) };
   }
 
   /** Stops the helper thread. */

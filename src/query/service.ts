@@ -6,6 +6,7 @@ import { QueryEngine } from './engine.js';
 import { hiddenDocs, type HiddenOwner, type QueryContext } from './exec/filter.js';
 import { storedFieldValues } from './exec/document-fields.js';
 import { groupsJson, type GroupJson } from './exec/groups.js';
+import type { HalfOutcomes } from './exec/parallel-groups.js';
 import type { QueryRequest } from './plan/compile.js';
 import type { QueryCaps } from './plan/types.js';
 import type { FieldRecord, WritableVersion } from './schema/registry.js';
@@ -18,7 +19,7 @@ import { TenantWaker, type TenantDocuments, type WakeSettings } from './wake.js'
 export { AGGREGATE_OPS } from './plan/types.js';
 export { FIELD_NAME_PATTERN, FIELD_NAME_RULE, FIELD_TYPES, isBuiltinField, MAX_REGEX_LENGTH, RESERVED_FIELD_NAMES } from './schema/types.js';
 export { patternError } from './schema/pattern.js';
-export type { GroupJson, HiddenOwner, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
+export type { GroupJson, HalfOutcomes, HiddenOwner, QueryCaps, QueryContext, QueryRequest, WakeSettings, WritableVersion };
 
 export interface FieldDeclaration {
   name: string;
@@ -95,6 +96,11 @@ export class QueryService {
       total: page.total,
       has_more: query.offset + page.docNos.length < page.total,
     };
+  }
+
+  /** What became of large aggregations' later halves since start (`engram_query_halves_total`). */
+  halfOutcomes(): HalfOutcomes {
+    return this.engine.halfOutcomes();
   }
 
   /** Stops the query helper thread (call before the store closes). */

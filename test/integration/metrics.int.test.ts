@@ -51,6 +51,7 @@ describe('GET /metrics with METRICS_KEY', () => {
     expect(sample(text, 'engram_lmdb_commit_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'engram_temporal_ready')).toBe(0); // the test service runs with TEMPORAL_ENABLED=false
     expect(sample(text, 'engram_owner_evictions_total')).toBe(0);
+    for (const outcome of ['used', 'changed', 'failed']) expect(sample(text, 'engram_query_halves_total', `{outcome="${outcome}"}`)).toBe(0);
     expect(text).toContain('engram_event_loop_delay_p99_seconds');
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
     expect(text).toContain('engram_embed_seconds_count');

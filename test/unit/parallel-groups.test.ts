@@ -86,6 +86,7 @@ describe('aggregations on two threads', () => {
         const fresh = vi.fn(() => oneThread.reader());
         const two = await groupRowsWithHelper(oneThread.reader(), ctx, one.query, caps, helper, fresh);
         expect(fresh).not.toHaveBeenCalled(); // the helper's half was taken, not gathered again here
+        expect(helper.outcomes.used).toBe(requests.indexOf(request) + 1);
         expect(JSON.stringify(two)).toBe(JSON.stringify(one.result));
         expect(JSON.stringify(await threaded(request))).toBe(JSON.stringify(one));
       }
@@ -126,13 +127,15 @@ describe('aggregations on two threads', () => {
       { generation: 'a change committed meanwhile', partial: { keys: [['k0', 'r0']], aggregates: [] } },
       { error: 'the query helper thread exited (code 1)' },
     ];
+    const outcomes = { used: 0, changed: 0, failed: 0 };
     for (const reply of replies) {
-      const helper = { gather: async () => ({ id: 1, ...reply }) } as unknown as GroupsHelper;
+      const helper = { gather: async () => ({ id: 1, ...reply }), outcomes } as unknown as GroupsHelper;
       const fresh = vi.fn(() => oneThread.reader());
       const result = await groupRowsWithHelper(oneThread.reader(), ctx, query, caps, helper, fresh);
       expect(JSON.stringify(result)).toBe(expected);
       expect(fresh).toHaveBeenCalledTimes(1);
     }
+    expect(outcomes).toEqual({ used: 0, changed: 1, failed: 1 }); // what engram_query_halves_total counts
   });
 
   it('never mixes two snapshots when a change to both halves commits while the helper reads', async () => {

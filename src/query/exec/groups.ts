@@ -52,7 +52,9 @@ export async function groupRowsWithHelper(
   const later = helper.gather({ t: ctx.tenant, docs: halves[1], query: { groupBy: query.groupBy, aggregates: query.aggregates }, maxGroups: caps.maxGroups });
   const earlier = columnarPartial(reader, ctx.tenant, halves[0], query, caps.maxGroups);
   const reply = await later;
-  if ('error' in reply || reply.generation !== generation) return groupRows(fresh(), ctx, query, caps);
+  const outcome = 'error' in reply ? 'failed' : reply.generation !== generation ? 'changed' : 'used';
+  helper.outcomes[outcome]++;
+  if ('error' in reply || outcome === 'changed') return groupRows(fresh(), ctx, query, caps);
   return groupResult(query, partialRows(mergePartials(earlier, reply.partial, query.groupBy.length, caps.maxGroups), query), matched);
 }
 

@@ -15,6 +15,16 @@ export interface HalfRequest {
 /** The half's groups and the index generation they were read at, or why they could not be gathered. */
 export type HalfReply = { id: number; generation: string | undefined; partial: GroupPartial } | { id: number; error: string };
 
+/** Later halves of large aggregations since start, by what became of the helper's: `engram_query_halves_total`. */
+export interface HalfOutcomes {
+  /** The helper's half was merged into the answer. */
+  used: number;
+  /** Its snapshot held another index generation (a change committed meanwhile): the query ran again here. */
+  changed: number;
+  /** The helper failed or died: the query ran again here. */
+  failed: number;
+}
+
 /**
  * The query engine's helper thread, started on the first large aggregation. The later half of such an
  * aggregation is gathered there while the event loop's thread gathers the earlier one, so an aggregation
@@ -26,6 +36,7 @@ export class GroupsHelper {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, (reply: HalfReply) => void>();
   private nextId = 1;
+  readonly outcomes: HalfOutcomes = { used: 0, changed: 0, failed: 0 };
 
   /** @param path the LMDB environment's path (the store's, open in this process) */
   constructor(private readonly path: string) {}
