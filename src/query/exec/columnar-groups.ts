@@ -103,9 +103,10 @@ export function mergePartials(first: GroupPartial, second: GroupPartial, width: 
     into.forEach((g, j) => {
       const count = b.count[j]!;
       if (count > 0) {
+        // As the loops keep extremes: the earlier half's on a tie.
         const had = out.count[g]! > 0;
-        out.min[g] = had ? Math.min(out.min[g]!, b.min[j]!) : b.min[j]!;
-        out.max[g] = had ? Math.max(out.max[g]!, b.max[j]!) : b.max[j]!;
+        if (!had || b.min[j]! < out.min[g]!) out.min[g] = b.min[j]!;
+        if (!had || b.max[j]! > out.max[g]!) out.max[g] = b.max[j]!;
         out.sum[g]! += b.sum[j]!;
         out.count[g]! += count;
       }

@@ -1,6 +1,6 @@
 import { prototypeFree } from '../../domain/prototype-free.js';
 import { GroupAccumulator, type GroupRow } from '../plan/aggregate.js';
-import type { CompiledAggregate, CompiledQuery, DocValue, ResolvedField } from '../plan/types.js';
+import type { CompiledAggregate, CompiledQuery, DocValue, QueryCaps, ResolvedField } from '../plan/types.js';
 import { toJsonValue } from '../schema/coerce.js';
 import { valueAt } from '../storage/columns.js';
 import { cardinality, splitInHalves, toArray, type DocSet } from '../storage/docset.js';
@@ -25,7 +25,7 @@ export type JsonFieldValue = ReturnType<typeof toJsonValue>;
  * (`columnar-groups.ts`), or, when a string_list field takes part, value by value through the
  * accumulator. More than `maxGroups` groups is a 400.
  */
-export function groupRows(reader: IndexReader, ctx: QueryContext, query: GroupsMode, caps: GroupCaps): GroupResult {
+export function groupRows(reader: IndexReader, ctx: QueryContext, query: GroupsMode, caps: QueryCaps): GroupResult {
   const matched = candidates(reader, ctx, query.filter, caps.maxScanned);
   return groupResult(query, rowsOver(reader, ctx.tenant, matched, query, caps.maxGroups), matched);
 }
@@ -41,7 +41,7 @@ export async function groupRowsWithHelper(
   reader: IndexReader,
   ctx: QueryContext,
   query: GroupsMode,
-  caps: GroupCaps,
+  caps: QueryCaps,
   helper: GroupsHelper,
   fresh: () => IndexReader,
 ): Promise<GroupResult> {
@@ -52,14 +52,15 @@ export async function groupRowsWithHelper(
   const later = helper.gather({ t: ctx.tenant, docs: halves[1], query: { groupBy: query.groupBy, aggregates: query.aggregates }, maxGroups: caps.maxGroups });
   const earlier = columnarPartial(reader, ctx.tenant, halves[0], query, caps.maxGroups);
   const reply = await later;
-  const outcome = 'error' in reply ? 'failed' : reply.generation !== generation ? 'changed' : 'used';
-  helper.outcomes[outcome]++;
-  if ('error' in reply || outcome === 'changed') return groupRows(fresh(), ctx, query, caps);
+  if ('error' in reply || reply.generation !== generation) {
+    helper.outcomes['error' in reply ? 'failed' : 'changed']++;
+    return groupRows(fresh(), ctx, query, caps);
+  }
+  helper.outcomes.used++;
   return groupResult(query, partialRows(mergePartials(earlier, reply.partial, query.groupBy.length, caps.maxGroups), query), matched);
 }
 
 type GroupsMode = Extract<CompiledQuery, { mode: 'groups' }>;
-type GroupCaps = { maxGroups: number; maxScanned: number };
 
 /** The candidates' rows: on column chunks when the columnar path applies, else through the accumulator. */
 function rowsOver(reader: IndexReader, t: string, matched: DocSet, query: GroupsMode, maxGroups: number): GroupRow[] {
