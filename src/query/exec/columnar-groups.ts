@@ -85,12 +85,13 @@ export function columnarPartial(reader: IndexReader, t: string, docs: DocSet, qu
 
 /**
  * The groups of two runs over disjoint candidates, `first` over the earlier documents: a group in both
- * adds `second`'s sum to `first`'s. More than `maxGroups` groups together is the 400.
+ * adds `second`'s sum to `first`'s. More than `maxGroups` groups together is the 400. Both are consumed:
+ * their distinct-value sets become the answer's.
  */
 export function mergePartials(first: GroupPartial, second: GroupPartial, width: number, maxGroups: number): GroupPartial {
   const table = new GroupTable(width, maxGroups);
   for (const keys of first.keys) table.resolve(keys[0] ?? null, keys[1] ?? null);
-  const into = second.keys.map((keys) => table.resolve(keys[0] ?? null, keys[1] ?? null));
+  const groupOf = second.keys.map((keys) => table.resolve(keys[0] ?? null, keys[1] ?? null));
   const size = table.keys.length;
   const aggregates = first.aggregates.map((a, i) => {
     const b = second.aggregates[i]!;
@@ -100,7 +101,7 @@ export function mergePartials(first: GroupPartial, second: GroupPartial, width: 
     out.min.set(a.min);
     out.max.set(a.max);
     out.distinct = [...a.distinct];
-    into.forEach((g, j) => {
+    groupOf.forEach((g, j) => {
       const count = b.count[j]!;
       if (count > 0) {
         // As the loops keep extremes: the earlier half's on a tie.
@@ -111,7 +112,9 @@ export function mergePartials(first: GroupPartial, second: GroupPartial, width: 
         out.count[g]! += count;
       }
       const distinct = b.distinct[j];
-      if (distinct) out.distinct[g] = out.distinct[g] ? new Set([...out.distinct[g], ...distinct]) : distinct;
+      const mine = out.distinct[g];
+      if (distinct && mine) for (const v of distinct) mine.add(v);
+      else if (distinct) out.distinct[g] = distinct;
     });
     return out;
   });
