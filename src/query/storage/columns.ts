@@ -18,7 +18,11 @@ export function readFast(db: IndexDb, key: Key): Uint8Array | undefined {
 
 /** A numeric chunk (copied into `out`, by default a fresh array; NaN = missing); an absent chunk reads as all missing. */
 export function readNumericChunk(db: IndexDb, key: Key, out: Float64Array = new Float64Array(CHUNK_SIZE)): Float64Array {
-  const stored = readFast(db, key);
+  return copiedChunk(readFast(db, key), out);
+}
+
+/** `stored` (a numeric chunk's bytes, or undefined when absent) copied into `out`. */
+function copiedChunk(stored: Uint8Array | undefined, out: Float64Array = new Float64Array(CHUNK_SIZE)): Float64Array {
   if (stored) new Uint8Array(out.buffer).set(stored);
   else out.fill(NaN);
   return out;
@@ -40,7 +44,7 @@ export function borrowNumericChunk(db: IndexDb, key: Key): Float64Array {
   const stored = db.bin.getBinaryFast(key);
   if (stored === undefined) return ALL_MISSING;
   if (stored.length !== CHUNK_SIZE * Float64Array.BYTES_PER_ELEMENT || stored.byteOffset % Float64Array.BYTES_PER_ELEMENT !== 0) {
-    return readNumericChunk(db, key);
+    return copiedChunk(stored);
   }
   if (borrowed === null || borrowed.buffer !== stored.buffer || borrowed.byteOffset !== stored.byteOffset) {
     borrowed = new Float64Array(stored.buffer, stored.byteOffset, CHUNK_SIZE);
