@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { spawnWorker } from '../../spawn-worker.js';
+import { RequestThread, spawnWorker } from '../../spawn-worker.js';
 import type { DocSet } from '../storage/docset.js';
 import type { GroupPartial, GroupsQuery } from './columnar-groups.js';
 
@@ -33,64 +32,25 @@ export interface HalfOutcomes {
  * keeps the process alive only while a request waits for it.
  */
 export class GroupsHelper {
-  private worker: Worker | null = null;
-  private readonly waiting = new Map<number, (reply: HalfReply) => void>();
-  private nextId = 1;
+  private readonly thread: RequestThread<HalfRequest, HalfReply>;
   readonly outcomes: HalfOutcomes = { used: 0, changed: 0, failed: 0 };
 
   /** @param path the LMDB environment's path (the store's, open in this process) */
-  constructor(private readonly path: string) {}
+  constructor(path: string) {
+    this.thread = new RequestThread(() => spawnWorker(import.meta.url, 'groups-thread', { path }), 'the query helper thread');
+  }
 
   /** Never rejects: a failure is an error reply. */
-  gather(request: Omit<HalfRequest, 'id'>): Promise<HalfReply> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      let worker: Worker;
-      try {
-        worker = this.thread();
-        this.waiting.set(id, resolve);
-        worker.ref();
-        worker.postMessage({ id, ...request } satisfies HalfRequest);
-      } catch (error) {
-        this.waiting.delete(id);
-        resolve({ id, error: error instanceof Error ? error.message : String(error) });
-      }
-    });
+  async gather(request: Omit<HalfRequest, 'id'>): Promise<HalfReply> {
+    const id = this.thread.nextRequestId();
+    try {
+      return await this.thread.ask({ id, ...request });
+    } catch (error) {
+      return { id, error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    this.fail('the query helper thread was shut down');
-    if (worker) await worker.terminate();
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = spawnWorker(import.meta.url, 'groups-thread', { path: this.path });
-    worker.unref();
-    worker.on('message', (reply: HalfReply) => this.receive(reply));
-    worker.on('error', (error) => this.died(worker, `the query helper thread failed: ${error.message}`));
-    worker.on('exit', (code) => this.died(worker, `the query helper thread exited (code ${code})`));
-    return (this.worker = worker);
-  }
-
-  private receive(reply: HalfReply): void {
-    const resolve = this.waiting.get(reply.id);
-    this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.worker?.unref();
-    resolve?.(reply);
-  }
-
-  private died(worker: Worker, reason: string): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    this.fail(reason);
-  }
-
-  private fail(reason: string): void {
-    const waiting = [...this.waiting];
-    this.waiting.clear();
-    for (const [id, resolve] of waiting) resolve({ id, error: reason });
+  close(): Promise<void> {
+    return this.thread.close('the query helper thread was shut down');
   }
 }

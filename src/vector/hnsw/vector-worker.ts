@@ -1,7 +1,6 @@
-import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import type { LabelBuffers } from '../label-table.js';
-import { spawnWorker } from '../../spawn-worker.js';
+import { RequestThread, spawnWorker } from '../../spawn-worker.js';
 import type { GraphEvent, GraphSearch, Neighbours, OpenGraph, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** Who hears about one owner's index in the worker. */
@@ -11,10 +10,8 @@ export interface GraphListener {
   lost(reason: string): void;
 }
 
-interface Waiter {
-  resolve(value: unknown): void;
-  reject(error: Error): void;
-}
+/** What answers a request: its value, or why it failed. */
+type Answer = Exclude<WorkerReply, GraphEvent>;
 
 /**
  * The node's one vector worker thread (src/vector/hnsw/worker.ts), started on the first large owner. It
@@ -22,11 +19,21 @@ interface Waiter {
  * tells every owner's index, which opens again from its last checkpoint on its next write or search.
  */
 export class VectorWorker {
-  private worker: Worker | null = null;
-  private readonly waiting = new Map<number, Waiter>();
   private readonly listeners = new Map<number, GraphListener>();
-  private nextId = 1;
   private nextOwner = 1;
+  private readonly thread = new RequestThread<WorkerRequest & { id: number }, Answer>(() => spawnWorker(import.meta.url, 'worker', null), 'the vector worker', {
+    other: (message) => {
+      const reply = message as WorkerReply;
+      if (!('event' in reply)) return false;
+      this.listeners.get(reply.owner)?.event(reply);
+      return true;
+    },
+    lost: (reason) => {
+      const listeners = [...this.listeners.values()];
+      this.listeners.clear();
+      for (const listener of listeners) listener.lost(reason);
+    },
+  });
 
   /** Opens an owner's index in the worker: its checkpoint file is loaded, or a new one is built from the buffers. */
   open(spec: Omit<OpenGraph, 'owner'>, listener: GraphListener): RemoteGraph {
@@ -37,67 +44,26 @@ export class VectorWorker {
   }
 
   /** Stops the thread (after every owner's index was closed: closing writes their files). */
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    this.fail('the vector worker was shut down');
-    if (worker) await worker.terminate();
+  close(): Promise<void> {
+    return this.thread.close('the vector worker was shut down');
   }
 
   post(request: WorkerRequest): void {
-    this.thread().postMessage(request);
+    this.thread.post(request);
   }
 
-  ask<T>(request: WorkerRequest & { id: number }): Promise<T> {
-    const worker = this.thread();
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(request.id, { resolve: resolve as Waiter['resolve'], reject });
-      worker.ref();
-      worker.postMessage(request);
-    });
+  async ask<T>(request: WorkerRequest & { id: number }): Promise<T> {
+    const reply = await this.thread.ask(request);
+    if ('error' in reply) throw new AppError('internal', `vector worker: ${reply.error}`);
+    return reply.value as T;
   }
 
   nextRequestId(): number {
-    return this.nextId++;
+    return this.thread.nextRequestId();
   }
 
   forget(owner: number): void {
     this.listeners.delete(owner);
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = spawnWorker(import.meta.url, 'worker', null);
-    worker.unref();
-    worker.on('message', (reply: WorkerReply) => this.receive(reply));
-    worker.on('error', (error) => this.died(worker, `the vector worker failed: ${error.message}`));
-    worker.on('exit', (code) => this.died(worker, `the vector worker exited (code ${code})`));
-    return (this.worker = worker);
-  }
-
-  private receive(reply: WorkerReply): void {
-    if ('event' in reply) return this.listeners.get(reply.owner)?.event(reply);
-    const waiter = this.waiting.get(reply.id);
-    if (!waiter) return;
-    this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.worker?.unref();
-    if ('error' in reply) waiter.reject(new AppError('internal', `vector worker: ${reply.error}`));
-    else waiter.resolve(reply.value);
-  }
-
-  private died(worker: Worker, reason: string): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    this.fail(reason);
-    const listeners = [...this.listeners.values()];
-    this.listeners.clear();
-    for (const listener of listeners) listener.lost(reason);
-  }
-
-  private fail(reason: string): void {
-    const waiters = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const waiter of waiters) waiter.reject(new AppError('unavailable', reason));
   }
 }
 

@@ -1,7 +1,6 @@
-import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import type { Embedder } from '../embedder.js';
-import { spawnWorker } from '../../spawn-worker.js';
+import { RequestThread, spawnWorker } from '../../spawn-worker.js';
 import { MINILM } from './model-files.js';
 import type { EmbedReply, EmbedRequest, LoadedNotice, ModelWorkerOptions } from './protocol.js';
 
@@ -16,12 +15,6 @@ export interface ModelEmbedderOptions {
   onLoaded?: (ms: number) => void;
 }
 
-interface Pending {
-  count: number;
-  resolve: (answer: Float32Array[] | number[]) => void;
-  reject: (error: Error) => void;
-}
-
 /**
  * all-MiniLM-L6-v2 as an `Embedder`: the model runs in a worker thread (src/vector/onnx/worker.ts), never on
  * the event loop. The thread starts and the model loads (about 0.3-0.4 s) on the first `embed`, so startup
@@ -32,12 +25,25 @@ export class ModelEmbedder implements Embedder {
   readonly id = MINILM.id;
   readonly dimensions = MINILM.dimensions;
   readonly maxTokens = MINILM.maxTokens;
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly thread: RequestThread<EmbedRequest, EmbedReply>;
   private closed = false;
 
-  constructor(private readonly options: ModelEmbedderOptions) {}
+  constructor(options: ModelEmbedderOptions) {
+    const workerData: ModelWorkerOptions = {
+      dir: options.dir,
+      threads: options.threads,
+      maxBatchTokens: options.maxBatchTokens ?? 512,
+      maxTokens: MINILM.maxTokens,
+      dimensions: MINILM.dimensions,
+    };
+    this.thread = new RequestThread(() => spawnWorker(import.meta.url, 'worker', workerData), 'the embedding worker', {
+      other: (message) => {
+        if (!('loaded' in (message as EmbedReply | LoadedNotice))) return false;
+        options.onLoaded?.((message as LoadedNotice).loaded.ms);
+        return true;
+      },
+    });
+  }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     return this.ask<Float32Array[]>(texts, false);
@@ -53,66 +59,21 @@ export class ModelEmbedder implements Embedder {
     return this.ask<number[]>(texts, true);
   }
 
-  private ask<T extends Float32Array[] | number[]>(texts: readonly string[], count: boolean, background = false): Promise<T> {
-    if (texts.length === 0) return Promise.resolve([] as unknown as T);
-    if (this.closed) return Promise.reject(new AppError('unavailable', 'the embedding model is shut down'));
-    const worker = this.worker ?? this.start();
-    const request: EmbedRequest = { id: this.nextId++, texts: [...texts], ...(count ? { count } : {}), ...(background ? { background } : {}) };
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(request.id, { count: texts.length, resolve: resolve as Pending['resolve'], reject });
-      worker.ref();
-      worker.postMessage(request);
-    });
+  private async ask<T extends Float32Array[] | number[]>(texts: readonly string[], count: boolean, background = false): Promise<T> {
+    if (texts.length === 0) return [] as unknown as T;
+    if (this.closed) throw new AppError('unavailable', 'the embedding model is shut down');
+    const request: EmbedRequest = { id: this.thread.nextRequestId(), texts: [...texts], ...(count ? { count } : {}), ...(background ? { background } : {}) };
+    const reply = await this.thread.ask(request);
+    if ('error' in reply) throw new AppError('unavailable', `the embedding model failed: ${reply.error}`);
+    if ('counts' in reply) return reply.counts as T;
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i++) vectors.push(reply.vectors.subarray(i * this.dimensions, (i + 1) * this.dimensions));
+    return vectors as T;
   }
 
   /** Terminates the worker; calls still waiting are rejected. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = null;
-    this.failAll('the embedding model was shut down');
-    if (worker) await worker.terminate();
-  }
-
-  private start(): Worker {
-    const workerData: ModelWorkerOptions = {
-      dir: this.options.dir,
-      threads: this.options.threads,
-      maxBatchTokens: this.options.maxBatchTokens ?? 512,
-      maxTokens: MINILM.maxTokens,
-      dimensions: MINILM.dimensions,
-    };
-    const worker = spawnWorker(import.meta.url, 'worker', workerData);
-    this.worker = worker;
-    worker.on('message', (message: EmbedReply | LoadedNotice) => this.receive(message));
-    worker.on('error', (error) => {
-      if (this.worker === worker) this.worker = null;
-      this.failAll(`the embedding worker failed: ${error.message}`);
-    });
-    worker.on('exit', (code) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.failAll(`the embedding worker exited (code ${code})`);
-    });
-    return worker;
-  }
-
-  private receive(message: EmbedReply | LoadedNotice): void {
-    if ('loaded' in message) return this.options.onLoaded?.(message.loaded.ms);
-    const waiter = this.pending.get(message.id);
-    if (!waiter) return;
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker?.unref();
-    if ('error' in message) return waiter.reject(new AppError('unavailable', `the embedding model failed: ${message.error}`));
-    if ('counts' in message) return waiter.resolve(message.counts);
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < waiter.count; i++) vectors.push(message.vectors.subarray(i * this.dimensions, (i + 1) * this.dimensions));
-    waiter.resolve(vectors);
-  }
-
-  private failAll(reason: string): void {
-    const waiters = [...this.pending.values()];
-    this.pending.clear();
-    for (const waiter of waiters) waiter.reject(new AppError('unavailable', reason));
+    return this.thread.close('the embedding model was shut down');
   }
 }
