@@ -8,7 +8,9 @@
  *   records as the service writes them (each new fact's record, closed already when a later assertion of
  *   the same batch supersedes it; a state record for each fact of an earlier batch it supersedes), 100
  *   assertions per transaction, 16 transactions in flight;
- * - the same assertions one per request (`POST /v1/memory/facts`), 16 in flight.
+ * - the same assertions one per request (`POST /v1/memory/facts`), 16 in flight;
+ * - a history import: batches of 1,000 assertions (the most a batch takes) of one predicate, each
+ *   superseding the one before it, 16 in flight over the same owners.
  * The requests are sent by autocannon, as bench:facts sends its own, and the client's CPU per fact is
  * printed beside the service's: the client shares the machine's two cores with the service. Until
  * 2026-12-02 they were sent with `fetch`, which cost ~10 µs of the client's CPU per fact against the
@@ -21,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { open } from 'lmdb';
-import { batchBody, PREDICATES } from './lib/fact-stream.js';
+import { batchBody, historyBody, PREDICATES } from './lib/fact-stream.js';
 import { postLoad } from './lib/post-load.js';
 import { spawnEngram, type BenchService } from './lib/processes.js';
 
@@ -30,6 +32,7 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const IN_FLIGHT = 16;
 const OWNERS = 50;
 const PER_BATCH = 100;
+const HISTORY_BATCH = 1000;
 
 const assertion = (i: number) => ({ predicate: `p${i % PREDICATES}`, value: `value-${i}` });
 
@@ -77,6 +80,8 @@ async function main(): Promise<void> {
     await httpRate(engram, 2, PER_BATCH, batch);
 
     const batched = await httpRate(engram, SECONDS, PER_BATCH, batch);
+    const historyRequest = historyBody(HISTORY_BATCH);
+    const history = await httpRate(engram, SECONDS, HISTORY_BATCH, (n) => ({ path: `/v1/memory/batch?entity_id=o${n % OWNERS}`, body: historyRequest }));
     const single = await httpRate(engram, SECONDS, 1, (n) => ({ path: `/v1/memory/facts?entity_id=o${n % OWNERS}`, body: JSON.stringify(assertion(n)) }));
 
     let next = 0;
@@ -103,6 +108,7 @@ async function main(): Promise<void> {
     console.log(`  raw LMDB, ${PER_BATCH} per transaction (storage floor): ${raw.toFixed(0)} facts/s`);
     const cpu = (r: HttpRate) => `${r.serviceUs.toFixed(1)} µs of the service's CPU per fact (the client's ${r.clientUs.toFixed(1)}), p99 ${r.p99} ms`;
     console.log(`  POST /v1/memory/batch, ${PER_BATCH} per request: ${batched.facts.toFixed(0)} facts/s, ${(batched.facts / raw).toFixed(2)}x the floor; ${cpu(batched)}`);
+    console.log(`  POST /v1/memory/batch, one predicate's history, ${HISTORY_BATCH} per request: ${history.facts.toFixed(0)} facts/s, ${(history.facts / raw).toFixed(2)}x the floor; ${cpu(history)}`);
     console.log(`  POST /v1/memory/facts, one per request: ${single.facts.toFixed(0)} facts/s, ${(single.facts / raw).toFixed(3)}x the floor; ${cpu(single)}; the batch is ${(batched.facts / single.facts).toFixed(1)}x it`);
   } finally {
     await db.close();

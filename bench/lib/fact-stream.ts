@@ -22,3 +22,11 @@ export function factRequest(i: number, owners = 100): { path: string; body: stri
 export function batchBody(size: number): string {
   return JSON.stringify({ operations: Array.from({ length: size }, (_, i) => ({ op: 'assert_fact', predicate: `p${i % PREDICATES}`, value: `value-${i}` })) });
 }
+
+/**
+ * A `POST /v1/memory/batch` body of one predicate asserted `size` times, as importing a user's history of
+ * it sends (bench:batch): each assertion supersedes the one before it.
+ */
+export function historyBody(size: number): string {
+  return JSON.stringify({ operations: Array.from({ length: size }, (_, i) => ({ op: 'assert_fact', predicate: 'city', value: `city-${i}` })) });
+}

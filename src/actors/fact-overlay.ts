@@ -25,6 +25,13 @@ export class FactOverlay {
   private nextSeq = 0;
   /** Staged batches the planning view has shown since `plan()`: what the command being planned builds on (made on first use). */
   private shown: Set<number> | null = null;
+  /**
+   * Chains in flight the planning view has shown since `plan()`: the command builds on every batch that staged
+   * facts in them, returned or not (a retraction in flight closed a fact the view then leaves out). Their
+   * batches are collected only when `premises()` asks; a batch of memory operations never does, so its
+   * thousandth assertion of one predicate does not walk the 999 staged before it.
+   */
+  private readonly shownChains: ChainInFlight[] = [];
 
   /** `restore` reads a stored fact's content back, for the versions the index keeps without it (FactIndex). */
   constructor(stored: Iterable<Fact>, restore?: RestoreFact) {
@@ -34,25 +41,33 @@ export class FactOverlay {
   /** The planning view, for one command: `premises()` then says which batches in flight it was shown. */
   plan(): FactPlanningView {
     this.shown = null;
+    this.shownChains.length = 0;
     return this.view;
   }
 
   /** The staged batches (tickets) the command planned since `plan()` was shown; it stands only if they commit. */
   premises(): number[] {
-    return this.shown ? [...this.shown] : [];
+    if (this.shownChains.length === 0) return this.shown ? [...this.shown] : [];
+    const seqs = new Set(this.shown);
+    const pending = this.flight?.pending;
+    if (pending) for (const chain of this.shownChains) for (const id of chain.ids) seqs.add(pending.get(id)!.seq);
+    return [...seqs];
   }
 
   /** Records a command's writes as in flight; returns the ticket `settle` or `discard` takes. */
   stage(writes: Fact[]): number {
     const seq = this.nextSeq++;
-    const flight = (this.flight ??= { pending: new Map(), pendingByChain: new Map(), staged: new Map() });
+    const flight = (this.flight ??= { pending: new Map(), byChain: new Map(), staged: new Map() });
     flight.staged.set(seq, writes);
     for (const fact of writes) {
       const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
-      flight.pending.set(fact.fact_id, { fact, seq, chain: key });
-      let ids = flight.pendingByChain.get(key);
-      if (!ids) flight.pendingByChain.set(key, (ids = new Set()));
-      ids.add(fact.fact_id);
+      let chain = flight.byChain.get(key);
+      if (!chain) flight.byChain.set(key, (chain = { key, ids: new Set(), active: new Set(), latestObserved: -Infinity }));
+      flight.pending.set(fact.fact_id, { fact, seq, chain });
+      chain.ids.add(fact.fact_id);
+      if (fact.invalid_from === null) chain.active.add(fact.fact_id);
+      else chain.active.delete(fact.fact_id);
+      if (fact.observed_at > chain.latestObserved) chain.latestObserved = fact.observed_at;
     }
     return seq;
   }
@@ -101,49 +116,55 @@ export class FactOverlay {
     },
     neighbourhood: (subjectType, subjectId, predicate, at) => {
       const key = chainKey(subjectType, subjectId, predicate);
-      const pending = this.flight?.pending;
-      const ids = this.flight?.pendingByChain.get(key);
-      if (!pending || !ids) return this.committed.neighbourhoodOf(key, at);
-      const inFlight = this.inFlight(ids);
+      const flight = this.flight;
+      const staged = flight?.byChain.get(key);
+      if (!flight || !staged) return this.committed.neighbourhoodOf(key, at);
+      this.shownChains.push(staged);
+      // In order (the common assertion, and every one of a history imported in order): nothing of the chain,
+      // committed or staged, is observed after `at`, so what the assertion can affect is the chain's active
+      // facts, as in FactIndex.neighbourhood. The staged facts closed meanwhile are not read: a batch asserting
+      // one predicate a thousand times reads one or two facts per assertion, not every one staged before it.
+      const inOrder = staged.latestObserved <= at ? this.committed.activeInOrder(key, at) : null;
+      if (inOrder) return this.withStaged(inOrder, staged, inFlightFacts(flight, staged.active));
+      const inFlight = inFlightFacts(flight, staged.ids);
       let laterInFlight = false;
       for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
-      // The committed facts, each in its staged version when it has one, then the staged facts not among them.
-      // A staged fact is among them exactly when it replaced one (the same object as in `inFlight`): no lookup
-      // in the owner's whole index (with a batch in flight, one per staged fact of the chain, each a few cache
-      // misses in a large map), and no set made for the usual single replacement (a single-valued predicate's).
-      const found = this.committed.neighbourhoodOf(key, at, laterInFlight);
-      let replaced: Fact | undefined;
-      let replacedMore: Set<Fact> | undefined;
-      for (let i = 0; i < found.length; i++) {
-        const id = found[i]!.fact_id;
-        if (!ids.has(id)) continue;
-        const staged = pending.get(id)!.fact;
-        found[i] = staged;
-        if (replaced === undefined) replaced = staged;
-        else (replacedMore ??= new Set([replaced])).add(staged);
-      }
-      for (const f of inFlight) if (f !== replaced && !replacedMore?.has(f)) found.push(f);
-      return found;
+      return this.withStaged(this.committed.neighbourhoodOf(key, at, laterInFlight), staged, inFlight);
     },
     activeFacts: () => {
       const pending = this.flight?.pending;
       if (!pending || pending.size === 0) return this.committed.activeFacts();
       const found = new Map<string, Fact>();
       for (const f of this.committed.activeFacts()) found.set(f.fact_id, f);
-      for (const f of this.inFlight(pending.keys())) found.set(f.fact_id, f);
+      for (const { fact, seq } of pending.values()) {
+        found.set(fact.fact_id, fact);
+        (this.shown ??= new Set()).add(seq);
+      }
       return [...found.values()].filter((f) => f.invalid_from === null).sort(byObservedDesc);
     },
   };
 
-  /** The staged versions of facts `ids` (ids in `pending`), each shown to the command being planned. */
-  private inFlight(ids: Iterable<string>): Fact[] {
-    const out: Fact[] = [];
-    for (const id of ids) {
-      const { fact, seq } = this.flight!.pending.get(id)!;
-      out.push(fact);
-      (this.shown ??= new Set()).add(seq);
+  /**
+   * The committed facts `found` of a chain in flight, each in its staged version when it has one, then the
+   * staged facts `inFlight` not among them. A staged fact is among them exactly when it replaced one (the same
+   * object as in `inFlight`): no lookup in the owner's whole index (with a batch in flight, one per staged fact
+   * of the chain, each a few cache misses in a large map), and no set made for the usual single replacement
+   * (a single-valued predicate's).
+   */
+  private withStaged(found: FactVersionState[], staged: ChainInFlight, inFlight: Fact[]): FactVersionState[] {
+    const pending = this.flight!.pending;
+    let replaced: Fact | undefined;
+    let replacedMore: Set<Fact> | undefined;
+    for (let i = 0; i < found.length; i++) {
+      const id = found[i]!.fact_id;
+      if (!staged.ids.has(id)) continue;
+      const version = pending.get(id)!.fact;
+      found[i] = version;
+      if (replaced === undefined) replaced = version;
+      else (replacedMore ??= new Set([replaced])).add(version);
     }
-    return out;
+    for (const f of inFlight) if (f !== replaced && !replacedMore?.has(f)) found.push(f);
+    return found;
   }
 
   private take(seq: number): Fact[] {
@@ -155,9 +176,10 @@ export class FactOverlay {
       const staged = flight.pending.get(fact.fact_id);
       if (staged?.seq !== seq) continue;
       flight.pending.delete(fact.fact_id);
-      const ids = flight.pendingByChain.get(staged.chain)!;
-      ids.delete(fact.fact_id);
-      if (ids.size === 0) flight.pendingByChain.delete(staged.chain);
+      const { chain } = staged;
+      chain.ids.delete(fact.fact_id);
+      chain.active.delete(fact.fact_id);
+      if (chain.ids.size === 0) flight.byChain.delete(chain.key);
     }
     // Every pending version belongs to a staged batch: with none left, nothing is in flight.
     if (flight.staged.size === 0) this.flight = null;
@@ -166,9 +188,30 @@ export class FactOverlay {
 }
 
 interface InFlight {
-  /** Newest staged version of each fact with writes in flight, the batch that staged it, and its chain's key. */
-  pending: Map<string, { fact: Fact; seq: number; chain: string }>;
-  /** The ids in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
-  pendingByChain: Map<string, Set<string>>;
+  /** Newest staged version of each fact with writes in flight, the batch that staged it, and its chain. */
+  pending: Map<string, { fact: Fact; seq: number; chain: ChainInFlight }>;
+  /** The facts in `pending` by subject-and-predicate chain: an assertion looks at its own chain's only (a batch stages hundreds). */
+  byChain: Map<string, ChainInFlight>;
   staged: Map<number, Fact[]>;
+}
+
+/** One subject-and-predicate chain's facts in flight. */
+interface ChainInFlight {
+  readonly key: string;
+  /** Every fact of the chain in `pending`. */
+  readonly ids: Set<string>;
+  /** Those whose newest staged version is active. */
+  readonly active: Set<string>;
+  /**
+   * The latest `observed_at` staged in the chain since it was last empty: at least that of every fact in it
+   * (an upper bound once some have settled, which only sends an assertion to the longer path).
+   */
+  latestObserved: number;
+}
+
+/** The newest staged versions of the facts `ids` (all in `flight.pending`). */
+function inFlightFacts(flight: InFlight, ids: Iterable<string>): Fact[] {
+  const out: Fact[] = [];
+  for (const id of ids) out.push(flight.pending.get(id)!.fact);
+  return out;
 }

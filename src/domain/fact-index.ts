@@ -165,6 +165,17 @@ export class FactIndex {
     return Array.from(found, (slot) => slot.version);
   }
 
+  /**
+   * `neighbourhoodOf(key, at)` when none of the chain is observed after `at` (an assertion in order): its active
+   * facts. Null when some of it is: then the caller wants more of the chain than this.
+   */
+  activeInOrder(key: string, at: number): FactVersionState[] | null {
+    const chain = this.byChain.get(key);
+    if (!chain) return [];
+    if (firstAfter(chain.all, at) < chain.all.length) return null;
+    return Array.from(chain.active, (slot) => slot.version);
+  }
+
   /** A fact listing: newest first, filtered by subject, predicate and state (`as_of` or `include_inactive`). */
   list(query: FactQuery): Fact[] {
     const matches = (slot: Slot): boolean =>

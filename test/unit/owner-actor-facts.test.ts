@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BatchOperation } from '../../src/actors/owner-batch.js';
 import { ACTOR_BYTES } from '../../src/actors/owner-actor.js';
 import { FactOverlay } from '../../src/actors/fact-overlay.js';
 import { FACT_BYTES, INACTIVE_FACT_BYTES } from '../../src/actors/owner-facts.js';
@@ -15,6 +17,22 @@ import { openTempGraph, type TempGraph } from '../helpers/graph.js';
 const owner: Scope = { tenant: 'acme', partition: null, entityId: 'user-1' };
 const command = factCommand;
 const values = (facts: Fact[]) => facts.map((f) => f.value);
+
+/** Refuses the next `refuse` puts (one command's, as one failed LMDB commit would), a moment later. */
+class RefusingGraph extends GraphStore {
+  refuse = 0;
+  override putFact(scope: Scope, fact: Fact): Promise<boolean> {
+    return this.refused() ?? super.putFact(scope, fact);
+  }
+  override putFactState(scope: Scope, fact: Fact): Promise<boolean> {
+    return this.refused() ?? super.putFactState(scope, fact);
+  }
+  private refused(): Promise<boolean> | undefined {
+    if (this.refuse === 0) return undefined;
+    this.refuse--;
+    return new Promise((_, reject) => setTimeout(() => reject(new Error('disk full')), 20));
+  }
+}
 
 describe('OwnerFacts overlay', () => {
   const stored = (id: string, invalidFrom: number | null = null): Fact => ({
@@ -166,21 +184,6 @@ describe('OwnerActor facts', () => {
   });
 
   it('fails, and stores nothing of, an assertion built on one whose commit then fails', async () => {
-    /** Refuses the next `refuse` puts (one command's, as one failed LMDB commit would), a moment later. */
-    class RefusingGraph extends GraphStore {
-      refuse = 0;
-      override putFact(scope: Scope, fact: Fact): Promise<boolean> {
-        return this.refused() ?? super.putFact(scope, fact);
-      }
-      override putFactState(scope: Scope, fact: Fact): Promise<boolean> {
-        return this.refused() ?? super.putFactState(scope, fact);
-      }
-      private refused(): Promise<boolean> | undefined {
-        if (this.refuse === 0) return undefined;
-        this.refuse--;
-        return new Promise((_, reject) => setTimeout(() => reject(new Error('disk full')), 20));
-      }
-    }
     const refusing = new RefusingGraph(store);
     const registry = new ActorRegistry({ ...temp.deps, graph: refusing }, { maxActors: 10, idleMs: 60_000 });
     const actor = registry.actorFor(owner);
@@ -197,6 +200,25 @@ describe('OwnerActor facts', () => {
     expect(values(actor.facts().list({ include_inactive: true, limit: 10 }))).toEqual(['Paris']);
     expect([...new GraphStore(store).loadFacts(owner)].map((f) => [f.value, f.invalid_from])).toEqual([['Paris', null]]);
     expect(actor.facts().get(paris.fact_id)!.invalid_from).toBeNull();
+    await registry.close();
+  });
+
+  it('fails an assertion planned while a retraction of its chain was in flight, when that retraction is refused', async () => {
+    const refusing = new RefusingGraph(store);
+    const registry = new ActorRegistry({ ...temp.deps, graph: refusing }, { maxActors: 10, idleMs: 60_000 });
+    const actor = registry.actorFor(owner);
+    const paris = await actor.assertFact(command('city', 'Paris'));
+    clock.advance(1000);
+    refusing.refuse = 1; // the retraction's state record
+    const retracted = actor.retractFact(paris.fact_id);
+    clock.advance(1000);
+    // Planned while the retraction is in flight: Paris looks closed, so Lyon would close nothing.
+    const built = actor.assertFact(command('city', 'Lyon'));
+    await expect(retracted).rejects.toThrow('disk full');
+    await expect(built).rejects.toThrow('disk full');
+    // Paris is still the one active city, in memory and in LMDB.
+    expect(values(actor.facts().list({ limit: 10 }))).toEqual(['Paris']);
+    expect([...new GraphStore(store).loadFacts(owner)].map((f) => [f.value, f.invalid_from])).toEqual([['Paris', null]]);
     await registry.close();
   });
 
@@ -277,6 +299,59 @@ describe('OwnerActor facts', () => {
       ['Lima', null, clock.now()],
     ]);
     expect(fresh.facts().list({ include_inactive: true, limit: 10 })).toEqual(actor.facts().list({ include_inactive: true, limit: 10 }));
+  });
+
+  it('decides a batch exactly as the same operations applied one at a time (random histories, in and out of order)', async () => {
+    // Per predicate one cardinality, as callers use them; observed_at mostly ascending, sometimes back-dated
+    // (into a chain's past, or between facts of the same batch), with retractions of facts made before.
+    const op = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ kind: fc.constant('assert' as const), predicate: fc.integer({ min: 0, max: 3 }), back: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('retract' as const), pick: fc.nat() }) },
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 20 }), async (ops, history) => {
+        run++;
+        const [batched, single] = [`batched-${run}`, `single-${run}`].map((entityId) => actors.actorFor({ ...owner, entityId }));
+        // Both owners start from the same committed history, then take the operations.
+        let at = clock.now() - 10_000_000;
+        const commands: BatchOperation[] = [];
+        const created: string[] = [];
+        const assertion = (predicate: number, observedAt: number): BatchOperation => {
+          const c = command(`p${predicate}`, `v${commands.length}`, { observed_at: observedAt, cardinality: predicate === 3 ? 'multi' : 'single' });
+          created.push(c.fact_id);
+          return { op: 'assert_fact', command: c };
+        };
+        for (let i = 0; i < history; i++) {
+          const start = assertion(i % 4, (at += 1000));
+          for (const actor of [batched!, single!]) await actor.applyBatch([start]);
+        }
+        for (const o of ops) {
+          if (o.kind === 'assert') commands.push(assertion(o.predicate, o.back ? at - o.back * 700 : (at += 1000)));
+          else if (created.length > 0) commands.push({ op: 'retract_fact', fact_id: created[o.pick % created.length]! });
+        }
+        const together = await batched!.applyBatch(commands).then((results) => results.map((r) => r.record), (error: Error) => error.message);
+        const oneByOne: unknown[] = [];
+        for (const c of commands) {
+          try {
+            oneByOne.push((await single!.applyBatch([c]))[0]!.record);
+          } catch (error) {
+            oneByOne.push((error as Error).message);
+            break;
+          }
+        }
+        const same = (records: unknown) => JSON.parse(JSON.stringify(records).replaceAll(/"(batched|single)-\d+"/g, '"owner"')) as unknown;
+        if (typeof together === 'string') {
+          // Refused as a whole: the same operation is refused one at a time, and the batch left nothing.
+          expect(oneByOne.at(-1)).toBe(together.replace(/^operations\[\d+\]: /, ''));
+          return;
+        }
+        expect(same(together)).toEqual(same(oneByOne));
+        const listed = (actor: typeof batched) => same(actor!.facts().list({ include_inactive: true, limit: 10_000 }));
+        expect(listed(batched)).toEqual(listed(single));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('sees an entity queued just before a fact about it', async () => {
