@@ -1,4 +1,4 @@
-import { chainKey, FactIndex, type RestoreFact } from '../domain/fact-index.js';
+import { chainKey, FactIndex, NEIGHBOURS_BEFORE, type RestoreFact } from '../domain/fact-index.js';
 import { byObservedDesc, type Fact, type FactVersionState, type SubjectType } from '../domain/facts.js';
 
 /** What a fact command decides from: the owner's facts including its own queued, not yet committed writes. */
@@ -62,12 +62,14 @@ export class FactOverlay {
     for (const fact of writes) {
       const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
       let chain = flight.byChain.get(key);
-      if (!chain) flight.byChain.set(key, (chain = { key, ids: new Set(), active: new Set(), latestObserved: -Infinity }));
+      if (!chain) flight.byChain.set(key, (chain = { key, ids: new Set(), active: new Set(), ordered: [] }));
       flight.pending.set(fact.fact_id, { fact, seq, chain });
-      chain.ids.add(fact.fact_id);
+      if (!chain.ids.has(fact.fact_id)) {
+        chain.ids.add(fact.fact_id);
+        insertOrdered(chain.ordered, fact);
+      }
       if (fact.invalid_from === null) chain.active.add(fact.fact_id);
       else chain.active.delete(fact.fact_id);
-      if (fact.observed_at > chain.latestObserved) chain.latestObserved = fact.observed_at;
     }
     return seq;
   }
@@ -85,13 +87,13 @@ export class FactOverlay {
     const flight = this.flight;
     if (flight && seqs.length === flight.staged.size && seqs.every((seq) => flight.staged.has(seq))) {
       // Nothing else is in flight (a batch's case): the newest staged version of each fact is its last one.
-      for (const { fact } of flight.pending.values()) this.committed.upsert(fact);
+      this.committed.upsertAll(Array.from(flight.pending.values(), ({ fact }) => fact));
       this.flight = null;
       return;
     }
     const last = new Map<string, Fact>();
     for (const seq of seqs) for (const fact of this.take(seq)) last.set(fact.fact_id, fact);
-    for (const fact of last.values()) this.committed.upsert(fact);
+    this.committed.upsertAll(last.values());
   }
 
   /** The writes of `seq` failed to commit: they never happened. */
@@ -124,12 +126,17 @@ export class FactOverlay {
       // committed or staged, is observed after `at`, so what the assertion can affect is the chain's active
       // facts, as in FactIndex.neighbourhood. The staged facts closed meanwhile are not read: a batch asserting
       // one predicate a thousand times reads one or two facts per assertion, not every one staged before it.
-      const inOrder = staged.latestObserved <= at ? this.committed.activeInOrder(key, at) : null;
+      const later = firstOrderedAfter(staged.ordered, at);
+      const inOrder = later === staged.ordered.length ? this.committed.activeInOrder(key, at) : null;
       if (inOrder) return this.withStaged(inOrder, staged, inFlightFacts(flight, staged.active));
-      const inFlight = inFlightFacts(flight, staged.ids);
-      let laterInFlight = false;
-      for (const f of inFlight) if (f.observed_at > at) laterInFlight = true;
-      return this.withStaged(this.committed.neighbourhoodOf(key, at, laterInFlight), staged, inFlight);
+      // Out of order: as FactIndex.neighbourhood reads a chain, over the committed facts and the staged ones.
+      const laterInFlight = later < staged.ordered.length;
+      const near = new Set(staged.active);
+      const laterAt = staged.ordered[later]?.observed_at;
+      for (let i = later; i < staged.ordered.length && staged.ordered[i]!.observed_at === laterAt; i++) near.add(staged.ordered[i]!.fact_id);
+      // Some of the chain is observed after `at` (staged, or committed since `inOrder` is null): the few before it too.
+      for (let i = later - 1; i >= Math.max(0, later - NEIGHBOURS_BEFORE); i--) near.add(staged.ordered[i]!.fact_id);
+      return this.withStaged(this.committed.neighbourhoodOf(key, at, laterInFlight), staged, inFlightFacts(flight, near));
     },
     activeFacts: () => {
       const pending = this.flight?.pending;
@@ -179,6 +186,7 @@ export class FactOverlay {
       const { chain } = staged;
       chain.ids.delete(fact.fact_id);
       chain.active.delete(fact.fact_id);
+      removeOrdered(chain.ordered, fact);
       if (chain.ids.size === 0) flight.byChain.delete(chain.key);
     }
     // Every pending version belongs to a staged batch: with none left, nothing is in flight.
@@ -202,11 +210,38 @@ interface ChainInFlight {
   readonly ids: Set<string>;
   /** Those whose newest staged version is active. */
   readonly active: Set<string>;
-  /**
-   * The latest `observed_at` staged in the chain since it was last empty: at least that of every fact in it
-   * (an upper bound once some have settled, which only sends an assertion to the longer path).
-   */
-  latestObserved: number;
+  /** Every fact of the chain in `pending` (a version of it: its key never changes), by (`observed_at`, id). */
+  readonly ordered: FactVersionState[];
+}
+
+/** The first position in `ordered` of a fact observed after `at` (facts mostly arrive in order: usually the end). */
+function firstOrderedAfter(ordered: readonly FactVersionState[], at: number): number {
+  if ((ordered.at(-1)?.observed_at ?? -Infinity) <= at) return ordered.length;
+  return lowerBound(ordered, at + 1, '');
+}
+
+function insertOrdered(ordered: FactVersionState[], fact: FactVersionState): void {
+  const last = ordered.at(-1);
+  if (!last || last.observed_at < fact.observed_at || (last.observed_at === fact.observed_at && last.fact_id < fact.fact_id)) ordered.push(fact);
+  else ordered.splice(lowerBound(ordered, fact.observed_at, fact.fact_id), 0, fact);
+}
+
+function removeOrdered(ordered: FactVersionState[], fact: FactVersionState): void {
+  const i = lowerBound(ordered, fact.observed_at, fact.fact_id);
+  if (ordered[i]?.fact_id === fact.fact_id) ordered.splice(i, 1);
+}
+
+/** The first position whose key is not before (`at`, `id`). */
+function lowerBound(ordered: readonly FactVersionState[], at: number, id: string): number {
+  let low = 0;
+  let high = ordered.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const f = ordered[mid]!;
+    if (f.observed_at < at || (f.observed_at === at && f.fact_id < id)) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** The newest staged versions of the facts `ids` (all in `flight.pending`). */

@@ -87,7 +87,9 @@ export class OwnerFacts {
       valid_from: command.valid_from,
       observed_at: command.observed_at ?? now,
     };
-    const chain = facts.neighbourhood(incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at);
+    // A multi-valued assertion closes nothing of its chain (planAssertion reads none of it), so it reads none,
+    // and builds on no write in flight there: a batch of a thousand values of one predicate stays linear.
+    const chain = incoming.cardinality === 'single' ? facts.neighbourhood(incoming.subject_type, incoming.subject_id, incoming.predicate, incoming.observed_at) : [];
     const plan = planAssertion({ chain, explicitTarget, incoming, now });
     const writes: Fact[] = [];
     for (const { fact_id, invalid_from } of plan.invalidations) {

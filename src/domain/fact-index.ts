@@ -45,7 +45,7 @@ export class FactIndex {
     facts: Iterable<Fact> = [],
     private readonly restore?: RestoreFact,
   ) {
-    for (const fact of facts) this.upsert(fact);
+    this.upsertAll(facts);
   }
 
   get size(): number {
@@ -84,6 +84,31 @@ export class FactIndex {
       removeSorted(this.active, slot);
       slot.chain.active.delete(slot);
     }
+  }
+
+  /**
+   * `upsert` of many facts, each fact once. Each new fact observed before the last of a list it joins waits,
+   * and joins that list with the others in one merge at the end: a history imported newest first (every fact
+   * before all the ones held) costs one pass over each list per call, not one per fact, and so does building
+   * an owner's index from LMDB, which reads its facts in the order they were created, not observed.
+   */
+  upsertAll(facts: Iterable<Fact>): void {
+    const waiting = new Map<Slot[], Slot[]>();
+    const join = (list: Slot[], slot: Slot) => {
+      const last = list[list.length - 1];
+      if (!last || before(last, slot.version.observed_at, slot.version.fact_id)) {
+        list.push(slot);
+        return;
+      }
+      const slots = waiting.get(list);
+      if (slots) slots.push(slot);
+      else waiting.set(list, [slot]);
+    };
+    for (const fact of facts) {
+      if (this.byId.has(fact.fact_id)) this.upsert(fact);
+      else this.insertNew(fact, join);
+    }
+    for (const [list, slots] of waiting) mergeSorted(list, slots);
   }
 
   /**
@@ -144,9 +169,12 @@ export class FactIndex {
 
   /**
    * The part of a subject-and-predicate chain an assertion observed at `at` can affect: the active facts,
-   * every fact observed after `at` (none unless the assertion is out of order) and, when there are any
-   * (or `withBefore`), the few observed at or just before it. Each as the index keeps it: an inactive one
-   * as its key and state (planning reads no more; an assertion backdated into a long history reads none back).
+   * the earliest fact observed after `at` (with any observed at the same instant; none unless the assertion is
+   * out of order: the one that will cut it short) and, when there is one (or `withBefore`), the few observed
+   * at or just before it (among them the one it cuts short). Each as the index keeps it: an inactive one as
+   * its key and state (planning reads no more; an assertion backdated into a long history reads none back).
+   * Bounded however long the chain: a history imported newest first backdates every assertion before all
+   * the ones imported so far, and reading every later fact made such an import quadratic.
    */
   neighbourhood(subjectType: SubjectType, subjectId: string | null, predicate: string, at: number, withBefore = false): FactVersionState[] {
     return this.neighbourhoodOf(chainKey(subjectType, subjectId, predicate), at, withBefore);
@@ -160,7 +188,8 @@ export class FactIndex {
     // The common assertion, in order: its chain's active facts only (one, for a single-valued predicate).
     if (firstLater === chain.all.length && !withBefore) return Array.from(chain.active, (slot) => slot.version);
     const found = new Set<Slot>(chain.active);
-    for (let i = firstLater; i < chain.all.length; i++) found.add(chain.all[i]!);
+    const firstLaterAt = chain.all[firstLater]?.version.observed_at;
+    for (let i = firstLater; i < chain.all.length && chain.all[i]!.version.observed_at === firstLaterAt; i++) found.add(chain.all[i]!);
     for (let i = firstLater - 1; i >= Math.max(0, firstLater - NEIGHBOURS_BEFORE); i--) found.add(chain.all[i]!);
     return Array.from(found, (slot) => slot.version);
   }
@@ -197,7 +226,8 @@ export class FactIndex {
     return this.descending(query.include_inactive ? this.all : this.active, matches, query.limit, query.after);
   }
 
-  private insertNew(fact: Fact): void {
+  /** Adds a fact not held yet; `join` puts its slot into each list (in order, or later with `upsertAll`). */
+  private insertNew(fact: Fact, join: (list: Slot[], slot: Slot) => void = insertSorted): void {
     const key = chainKey(fact.subject_type, fact.subject_id, fact.predicate);
     let chain = this.byChain.get(key);
     if (!chain) {
@@ -206,12 +236,12 @@ export class FactIndex {
     }
     const slot: Slot = { version: this.kept(fact), chain };
     this.byId.set(fact.fact_id, slot);
-    insertSorted(this.all, slot);
-    insertSorted(listIn(this.bySubject, subjectKey(fact.subject_type, fact.subject_id)), slot);
-    insertSorted(listIn(this.byPredicate, fact.predicate), slot);
-    insertSorted(chain.all, slot);
+    join(this.all, slot);
+    join(listIn(this.bySubject, subjectKey(fact.subject_type, fact.subject_id)), slot);
+    join(listIn(this.byPredicate, fact.predicate), slot);
+    join(chain.all, slot);
     if (fact.invalid_from === null) {
-      insertSorted(this.active, slot);
+      join(this.active, slot);
       chain.active.add(slot);
     }
   }
@@ -322,6 +352,20 @@ function insertSorted(list: Slot[], slot: Slot): void {
   const { observed_at, fact_id } = slot.version;
   if (!last || before(last, observed_at, fact_id)) list.push(slot);
   else list.splice(lowerBound(list, observed_at, fact_id), 0, slot);
+}
+
+/** Merges `slots` (in any order, none in `list` yet) into the sorted `list`, in place: one pass from the end. */
+function mergeSorted(list: Slot[], slots: Slot[]): void {
+  slots.sort((a, b) => (before(a, b.version.observed_at, b.version.fact_id) ? -1 : 1));
+  let from = list.length - 1;
+  let to = list.length + slots.length - 1;
+  // Grown by pushes, not by setting its length: an array with holes stays slower to read for the rest of its life.
+  for (let i = 0; i < slots.length; i++) list.push(slots[0]!);
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const slot = slots[i]!;
+    while (from >= 0 && !before(list[from]!, slot.version.observed_at, slot.version.fact_id)) list[to--] = list[from--]!;
+    list[to--] = slot;
+  }
 }
 
 function removeSorted(list: Slot[], slot: Slot): void {

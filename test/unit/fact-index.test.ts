@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FactIndex, NEIGHBOURS_BEFORE, type FactQuery } from '../../src/domain/fact-index.js';
-import { byObservedDesc, type Fact, type SubjectType } from '../../src/domain/facts.js';
+import { applyInvalidation, byObservedDesc, planAssertion, retractFact, type Fact, type FactAssertion, type SubjectType } from '../../src/domain/facts.js';
 import { factPosition, type ListPosition } from '../../src/domain/list-page.js';
 import { stateMatches } from '../../src/domain/time.js';
 
@@ -120,6 +120,20 @@ describe('FactIndex', () => {
         }
         const all = [...stored.values()];
         expect(index.size).toBe(all.length);
+        // Built at once from the stored facts, in their order or reversed (every fact then joins each list before
+        // the ones held, as a history imported newest first does): the same index.
+        for (const order of [all, [...all].reverse()]) {
+          const rebuilt = new FactIndex(order, kept === 'whole' ? undefined : (id) => content.get(id));
+          expect(rebuilt.list({ include_inactive: true, limit: Infinity })).toEqual(index.list({ include_inactive: true, limit: Infinity }));
+          expect(rebuilt.activeFacts()).toEqual(index.activeFacts());
+          for (const [subjectType, subjectId] of SUBJECTS) {
+            expect(rebuilt.list({ subject_type: subjectType, subject_id: subjectId ?? undefined, include_inactive: true, limit: Infinity })).toEqual(
+              index.list({ subject_type: subjectType, subject_id: subjectId ?? undefined, include_inactive: true, limit: Infinity }),
+            );
+            for (const predicate of PREDICATES) expect(rebuilt.chain(subjectType, subjectId, predicate)).toEqual(index.chain(subjectType, subjectId, predicate));
+          }
+          for (const predicate of PREDICATES) expect(rebuilt.list({ predicate, include_inactive: true, limit: Infinity })).toEqual(index.list({ predicate, include_inactive: true, limit: Infinity }));
+        }
         expect(index.activeFacts()).toEqual(referenceList(all, { limit: Infinity }));
         for (const f of all) expect(index.get(f.fact_id)).toEqual(f);
         for (const q of queries) {
@@ -153,7 +167,7 @@ describe('FactIndex', () => {
               const later = chain.filter((f) => f.observed_at > at);
               const needed = [
                 ...chain.filter((f) => f.invalid_from === null),
-                ...later,
+                ...later.filter((f) => f.observed_at === later[0]!.observed_at),
                 ...(later.length > 0 ? chain.filter((f) => f.observed_at <= at).slice(-NEIGHBOURS_BEFORE) : []),
               ];
               for (const f of needed) expect(near.has(f.fact_id)).toBe(true);
@@ -186,8 +200,9 @@ describe('FactIndex', () => {
     expect(index.size).toBe(101);
     expect(ids(index.list({ limit: 10 }))).toEqual(['fact_0100']);
     expect(index.neighbourhood('owner', null, 'color', 200)).toEqual([fact(100, 0, 0, 100, null)]);
-    // An assertion backdated to the start of the chain is planned on every later version, none read back.
-    expect(index.neighbourhood('owner', null, 'color', 0)).toHaveLength(101);
+    // An assertion backdated to the start of the chain is planned on the active version and the one after it
+    // (which cuts it short), not on the 99 between them; none is read back.
+    expect(index.neighbourhood('owner', null, 'color', 0).map((f) => f.fact_id).sort()).toEqual(['fact_0000', 'fact_0001', 'fact_0100']);
     expect(read).toEqual([]);
     const page = index.list({ include_inactive: true, limit: 3, after: { at: 50, id: 'fact_0050' } });
     expect(page).toEqual([49, 48, 47].map((i) => ({ ...fact(i, 0, 0, i, null), invalid_from: i + 1, updated_at: i + 1 })));
@@ -223,5 +238,42 @@ describe('FactIndex', () => {
     expect(index.chain('entity', 'e1', 'color')).toEqual([later]);
     expect(index.list({ subject_type: 'entity', subject_id: 'e1', include_inactive: true, limit: 10 })).toEqual([later]);
     expect(ids(index.list({ limit: 10 }))).toEqual(['fact_0002', 'fact_0003']);
+  });
+});
+
+describe('FactIndex.neighbourhood as planning reads it', () => {
+  it('plans each assertion on its neighbourhood exactly as on the whole chain (histories in any order, with retractions)', () => {
+    const step = fc.oneof(
+      { weight: 6, arbitrary: fc.record({ kind: fc.constant('assert' as const), at: fc.integer({ min: 0, max: 400 }), multi: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('retract' as const), pick: fc.nat() }) },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 80 }), (steps) => {
+        const whole = new Map<string, Fact>();
+        const index = new FactIndex();
+        let now = 1000;
+        const store = (f: Fact) => {
+          whole.set(f.fact_id, f);
+          index.upsert(f);
+        };
+        steps.forEach((s, i) => {
+          now++;
+          if (s.kind === 'retract') {
+            const target = [...whole.values()][s.pick % Math.max(1, whole.size)];
+            if (target) store(retractFact(target, now));
+            return;
+          }
+          const incoming: FactAssertion = {
+            fact_id: `fact_${String(i).padStart(4, '0')}`, entity_id: 'u1', partition: null, subject_type: 'owner', subject_id: null,
+            predicate: 'city', value: i, cardinality: s.multi ? 'multi' : 'single', valid_from: null, observed_at: s.at,
+          };
+          const plan = planAssertion({ chain: [...whole.values()], explicitTarget: null, incoming, now });
+          expect(planAssertion({ chain: index.neighbourhood('owner', null, 'city', s.at), explicitTarget: null, incoming, now })).toEqual(plan);
+          for (const { fact_id, invalid_from } of plan.invalidations) store(applyInvalidation(whole.get(fact_id)!, invalid_from, now));
+          store(plan.fact);
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -331,10 +331,12 @@ describe('OwnerActor facts', () => {
           else if (created.length > 0) commands.push({ op: 'retract_fact', fact_id: created[o.pick % created.length]! });
         }
         const together = await batched!.applyBatch(commands).then((results) => results.map((r) => r.record), (error: Error) => error.message);
+        // One at a time through the single routes' commands: each settled on its own (FactIndex.upsert), where
+        // the batch's are settled together (FactIndex.upsertAll).
         const oneByOne: unknown[] = [];
         for (const c of commands) {
           try {
-            oneByOne.push((await single!.applyBatch([c]))[0]!.record);
+            oneByOne.push(c.op === 'assert_fact' ? await single!.assertFact(c.command) : await single!.retractFact((c as { fact_id: string }).fact_id));
           } catch (error) {
             oneByOne.push((error as Error).message);
             break;
